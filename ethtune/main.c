@@ -1,0 +1,80 @@
+/* ethtune command line: global options, then one command from the table. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "ethtune.h"
+
+static const struct et_cmd commands[] = {
+	{ "show", cmd_show, "show DEV [--json] [--netns NS]" },
+	{ "set", cmd_set,
+	  "set DEV coalesce|ring|channels KEY VAL... | feature NAME on|off |\n"
+	  "            priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N |\n"
+	  "            gso-ipv4-max-size N | txqueuelen N  [--for SECONDS]" },
+	{ "restore", cmd_restore, "restore [DEV] [--list]" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: ethtune [--json] [--netns NS] [-v] COMMAND ...\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "       ethtune %s\n", commands[i].usage);
+	fprintf(f, "See ethtune(8).\n");
+}
+
+/* Global options may appear anywhere; they are removed from argv before the command runs. */
+static int take_global_opts(int *argc, char **argv)
+{
+	int i, j = 0;
+
+	for (i = 0; i < *argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
+			et_opts.json = true;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			et_opts.verbose = true;
+		} else if (!strcmp(a, "--netns") || !strcmp(a, "-n")) {
+			if (i + 1 >= *argc) {
+				et_err("--netns needs a namespace name");
+				return -1;
+			}
+			et_opts.netns = argv[++i];
+		} else if (!strncmp(a, "--netns=", 8)) {
+			et_opts.netns = a + 8;
+		} else {
+			argv[j++] = argv[i];
+		}
+	}
+	*argc = j;
+	argv[j] = NULL;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	argc--;
+	argv++;
+	if (take_global_opts(&argc, argv))
+		return EXIT_USAGE;
+	if (argc < 1 || !strcmp(argv[0], "help") || !strcmp(argv[0], "--help") ||
+	    !strcmp(argv[0], "-h")) {
+		usage(argc < 1 ? stderr : stdout);
+		return argc < 1 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (!strcmp(argv[0], "--version") || !strcmp(argv[0], "version")) {
+		printf("ethtune %s\n", ETHTUNE_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[0], commands[i].name))
+			return commands[i].fn(argc, argv);
+	et_err("unknown command '%s' (try 'ethtune help')", argv[0]);
+	return EXIT_USAGE;
+}

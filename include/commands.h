@@ -1,0 +1,9 @@
+/* Command handlers: the only functions that choose exit codes. */
+#ifndef ETHTUNE_COMMANDS_H
+#define ETHTUNE_COMMANDS_H
+
+int cmd_show(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+
+#endif

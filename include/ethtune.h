@@ -1,0 +1,58 @@
+/* Shared declarations of ethtune: commands, errors, options common to every module. */
+#ifndef ETHTUNE_H
+#define ETHTUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ETHTUNE_VERSION "0.1.0"
+
+/* Exit codes chosen only by command handlers. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,	/* operation failed (device, kernel, peer) */
+	EXIT_USAGE = 2, /* bad command line */
+};
+
+struct et_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+};
+
+/* Global options parsed before the command. */
+struct et_opts {
+	bool json;
+	const char *netns;
+	bool verbose;
+};
+extern struct et_opts et_opts;
+
+/* One clear line on stderr: "ethtune: <msg>". */
+void et_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void et_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void et_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Enter network namespace NAME (from /run/netns) and remount /sys for it. 0 or -errno. */
+int netns_switch(const char *name);
+/* Find the named namespace holding device dev (buf gets the name). 0 or -ENOENT. */
+int netns_find_dev(const char *dev, char *buf, size_t len);
+
+/* Strict number parsing: whole string, range-checked. 0 or -EINVAL/-ERANGE. */
+int parse_u32(const char *s, uint32_t *out);
+int parse_u64(const char *s, uint64_t *out);
+/* Sizes with K/M/G (binary) suffixes, rates with k/M/G (decimal bits) suffixes. */
+int parse_size(const char *s, uint64_t *out);
+int parse_rate(const char *s, double *bits_per_s);
+int parse_on_off(const char *s, bool *out);
+
+/* Read or write a small sysfs/procfs file. 0 or -errno. */
+int read_file_str(const char *path, char *buf, size_t len);
+int read_file_u64(const char *path, uint64_t *out);
+int write_file_str(const char *path, const char *s);
+
+/* Capabilities: true when the process has CAP_NET_ADMIN. */
+bool have_cap_net_admin(void);
+
+#endif

@@ -1,0 +1,42 @@
+/* One output path for text and JSON, after iproute2's json_print model. */
+#ifndef ETHTUNE_JSON_PRINT_H
+#define ETHTUNE_JSON_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum output_type {
+	PRINT_FP = 1,	/* text only */
+	PRINT_JSON = 2, /* JSON only */
+	PRINT_ANY = 3,	/* both */
+};
+
+/* Start a document: json != 0 selects JSON, collected and written by delete_json_obj(). */
+void new_json_obj(int json);
+void delete_json_obj(void);
+bool is_json_context(void);
+
+void open_json_object(const char *key);
+void close_json_object(void);
+void open_json_array(enum output_type t, const char *key);
+void close_json_array(enum output_type t, const char *delim);
+
+/* key is the JSON key; fmt is the text format (NULL: no text). */
+void print_string(enum output_type t, const char *key, const char *fmt, const char *value);
+void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t value);
+void print_int(enum output_type t, const char *key, const char *fmt, int64_t value);
+void print_float(enum output_type t, const char *key, const char *fmt, double value);
+void print_bool(enum output_type t, const char *key, const char *fmt, bool value);
+/* "on"/"off" in text, true/false in JSON. */
+void print_on_off(enum output_type t, const char *key, const char *fmt, bool value);
+/* A missing value: fmt gets "n/a" in text; nothing in JSON. */
+void print_na(const char *key, const char *fmt);
+/* Text-only helpers. */
+void print_nl(void);
+void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Attach a ready-made jansson value under key in the current JSON container (steals ref). */
+struct json_t;
+void print_json_value(const char *key, struct json_t *value);
+
+#endif

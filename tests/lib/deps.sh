@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the Debian packages ethtune builds and tests with (idempotent; quiet when present).
+set -e
+PKGS="build-essential pkg-config libmnl-dev libjansson-dev libcmocka-dev libbpf-dev bpftool
+clang llvm libelf-dev zlib1g-dev libibverbs-dev rdma-core ibverbs-providers iproute2 ethtool
+iperf3 sockperf kmod procps qemu-system-x86 busybox-static cpio python3"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing"
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >/dev/null
+$SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null
