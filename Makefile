@@ -1,5 +1,6 @@
 # ethtune: top-level build; all output goes to $(O) (ignored).
 O		?= build
+.DEFAULT_GOAL	:= all
 PREFIX		?= /usr/local
 CC		?= gcc
 PKG_CONFIG	?= pkg-config
@@ -14,8 +15,8 @@ LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lmnl -ljans
 # Kernel modules live in drivers/*/kmod/ and are built by the lab, not here.
 TOOL_SRCS	:= $(wildcard ethtune/*.c) $(wildcard drivers/*/*.c)
 -include mk/*.mk
-TOOL_OBJS	:= $(patsubst %.c,$(O)/%.o,$(TOOL_SRCS))
-LIB_OBJS	:= $(filter-out $(O)/ethtune/main.o,$(TOOL_OBJS))
+TOOL_OBJS	:= $(patsubst %.c,$(O)/obj/%.o,$(TOOL_SRCS))
+LIB_OBJS	:= $(filter-out $(O)/obj/ethtune/main.o,$(TOOL_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
@@ -28,7 +29,7 @@ $(O)/ethtune: $(TOOL_OBJS) $(EXTRA_OBJS)
 $(O)/libethtune.a: $(LIB_OBJS) $(EXTRA_OBJS)
 	$(AR) rcs $@ $^
 
-$(O)/%.o: %.c $(wildcard include/*.h) $(EXTRA_DEPS)
+$(O)/obj/%.o: %.c $(wildcard include/*.h) $(EXTRA_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 

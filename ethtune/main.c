@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "ethtune.h"
+#include "journal.h"
 
 static const struct et_cmd commands[] = {
 	{ "show", cmd_show, "show DEV [--json] [--netns NS]" },
@@ -13,6 +14,11 @@ static const struct et_cmd commands[] = {
 	  "            priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N |\n"
 	  "            gso-ipv4-max-size N | txqueuelen N  [--for SECONDS]" },
 	{ "restore", cmd_restore, "restore [DEV] [--list]" },
+	{ "txlat", cmd_txlat, "txlat DEV [--duration S] [--load PROBE-ARGS | --load-cmd CMD] [--backend B]" },
+	{ "model", cmd_model, "model --rate RATE --tsq BYTES --tx-usecs US [--mtu N] [--gso-size B] [--rtt US]" },
+	{ "rdma", cmd_rdma,
+	  "rdma list | caps [IBDEV] | probe IBDEV [--msg-size B] [--depth D] [--iters N]\n"
+	  "            [--cq-count N --cq-period US] [--sweep] [--poll] [--port N] [--gid-index N]" },
 };
 
 static void usage(FILE *f)
@@ -72,6 +78,9 @@ int main(int argc, char **argv)
 		printf("ethtune %s\n", ETHTUNE_VERSION);
 		return EXIT_OK;
 	}
+	/* Temporary changes of an ethtune that was killed are undone by the next run. */
+	if (strcmp(argv[0], "restore"))
+		journal_restore(NULL, true, NULL, NULL);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[0], commands[i].name))
 			return commands[i].fn(argc, argv);

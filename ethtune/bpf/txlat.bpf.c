@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/* txlat: time every skb of one device from the driver's xmit to its free, per TX queue. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
+#include "txlat.h"
+
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define PROTO_TCP 6
+
+/* Set by user space before load. */
+const volatile int targ_ifindex = 0;
+const volatile __u32 targ_netns = 0; /* inode of the device's network namespace, 0 any */
+const volatile __u64 addr_tcp_wfree = 0;
+const volatile __u64 addr_sock_wfree = 0;
+const volatile __u64 addr___sock_wfree = 0;
+
+/* skbs between xmit and free. LRU: an skb freed by a path without a tracepoint
+ * (kfree_skb_partial on a receiver) must not fill the map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct txlat_skb);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TXLAT_MAX_QUEUES);
+	__type(key, __u32);
+	__type(value, struct txlat_qstats);
+} qstats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TXLAT_MAX_QUEUES * TXLAT_H_NKINDS);
+	__type(key, __u32);
+	__type(value, struct txlat_hist);
+} hists SEC(".maps");
+
+/* TCP by the IP header (the socket may already be gone). */
+static __always_inline bool skb_is_tcp(struct sk_buff *skb)
+{
+	__u16 proto = BPF_CORE_READ(skb, protocol);
+	unsigned char *head = BPF_CORE_READ(skb, head);
+	__u16 nh = BPF_CORE_READ(skb, network_header);
+	__u8 p = 0;
+
+	if (proto == bpf_htons(ETH_P_IP))
+		bpf_probe_read_kernel(&p, 1, head + nh + 9);
+	else if (proto == bpf_htons(ETH_P_IPV6))
+		bpf_probe_read_kernel(&p, 1, head + nh + 6);
+	return p == PROTO_TCP;
+}
+
+static __always_inline void record(struct txlat_qstats *st, __u32 q, __u32 kind, __u64 ns)
+{
+	__u32 key = kind * TXLAT_MAX_QUEUES + q;
+	struct txlat_hist *h = bpf_map_lookup_elem(&hists, &key);
+	__u32 idx = txlat_bucket(ns);
+
+	/* Hide the clamp inside txlat_bucket() from the compiler so that the verifier sees one. */
+	asm volatile("" : "+r"(idx));
+	if (!h || idx >= TXLAT_NBUCKETS)
+		return;
+	h->slot[idx]++;
+	if (ns > st->max_ns[kind & 1])
+		st->max_ns[kind & 1] = ns;
+}
+
+static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct txlat_skb e = {};
+	struct txlat_qstats *st;
+	__u64 key = (__u64)skb;
+	__u32 q;
+
+	if (!dev)
+		dev = BPF_CORE_READ(skb, dev);
+	if (!dev || BPF_CORE_READ(dev, ifindex) != targ_ifindex)
+		return 0;
+	if (targ_netns && BPF_CORE_READ(dev, nd_net.net, ns.inum) != targ_netns)
+		return 0;
+	q = BPF_CORE_READ(skb, queue_mapping);
+	if (q >= TXLAT_MAX_QUEUES)
+		q = TXLAT_MAX_QUEUES - 1;
+	st = bpf_map_lookup_elem(&qstats, &q);
+	if (!st)
+		return 0;
+	e.ts = bpf_ktime_get_ns();
+	e.head = (__u64)BPF_CORE_READ(skb, head);
+	e.queue = q;
+	st->c[TXLAT_C_XMIT]++;
+	st->c[TXLAT_C_XMIT_BYTES] += BPF_CORE_READ(skb, len);
+	if (skb_is_tcp(skb)) {
+		__u64 d = (__u64)BPF_CORE_READ(skb, destructor);
+
+		e.flags |= TXLAT_F_TCP;
+		st->c[TXLAT_C_TCP]++;
+		if (!BPF_CORE_READ(skb, sk) || !d) {
+			st->c[TXLAT_C_TCP_NOSK]++;
+		} else if (d == addr_tcp_wfree) {
+			st->c[TXLAT_C_TCP_WFREE]++;
+			e.flags |= TXLAT_F_WFREE;
+		} else if (d == addr_sock_wfree || d == addr___sock_wfree) {
+			st->c[TXLAT_C_TCP_SOCKWFREE]++;
+		} else {
+			st->c[TXLAT_C_TCP_OTHER]++;
+		}
+	}
+	if (bpf_map_lookup_elem(&inflight, &key))
+		st->c[TXLAT_C_REXMIT]++;
+	bpf_map_update_elem(&inflight, &key, &e, BPF_ANY);
+	return 0;
+}
+
+/* The free tracepoints fire before the skb is released (and before its destructor runs),
+ * wherever the free happens: in the driver, in net_tx_action for dev_kfree_skb_irq, or from a
+ * per-CPU defer list. */
+static __always_inline int on_free(struct sk_buff *skb, __u32 ctr)
+{
+	__u64 key = (__u64)skb, now = bpf_ktime_get_ns(), ns, head;
+	struct txlat_qstats *st;
+	struct txlat_skb *e;
+	__u32 q, flags;
+
+	e = bpf_map_lookup_elem(&inflight, &key);
+	if (!e)
+		return 0;
+	ns = now - e->ts;
+	q = e->queue;
+	flags = e->flags;
+	head = e->head;
+	bpf_map_delete_elem(&inflight, &key);
+	if (q >= TXLAT_MAX_QUEUES)
+		return 0;
+	st = bpf_map_lookup_elem(&qstats, &q);
+	if (!st)
+		return 0;
+	if ((__u64)BPF_CORE_READ(skb, head) != head) {
+		st->c[TXLAT_C_STALE]++;
+		return 0;
+	}
+	if (ctr < TXLAT_C_NCTR)
+		st->c[ctr]++;
+	record(st, q, TXLAT_H_FREE, ns);
+	if (flags & TXLAT_F_WFREE) {
+		if ((__u64)BPF_CORE_READ(skb, destructor) == addr_tcp_wfree) {
+			st->c[TXLAT_C_TCP_OWNED_FREE]++;
+			if (!(flags & TXLAT_F_WFREE_DONE))
+				record(st, q, TXLAT_H_WFREE, ns);
+		} else {
+			st->c[TXLAT_C_TCP_ORPHANED]++;
+		}
+	}
+	return 0;
+}
+
+/* tcp_wfree before the free means the skb was orphaned (skb_orphan) after xmit. */
+static __always_inline int on_wfree(struct sk_buff *skb)
+{
+	__u64 key = (__u64)skb;
+	struct txlat_qstats *st;
+	struct txlat_skb *e;
+	__u32 q;
+
+	e = bpf_map_lookup_elem(&inflight, &key);
+	if (!e || !(e->flags & TXLAT_F_WFREE) || (e->flags & TXLAT_F_WFREE_DONE))
+		return 0;
+	e->flags |= TXLAT_F_WFREE_DONE;
+	q = e->queue;
+	if (q >= TXLAT_MAX_QUEUES)
+		return 0;
+	st = bpf_map_lookup_elem(&qstats, &q);
+	if (!st)
+		return 0;
+	st->c[TXLAT_C_WFREE_EARLY]++;
+	record(st, q, TXLAT_H_WFREE, bpf_ktime_get_ns() - e->ts);
+	return 0;
+}
+
+/* Backend "btf": BTF-typed tracepoints and fentry (kernel >= 5.5 with BTF). */
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(btf_xmit, struct sk_buff *skb, struct net_device *dev)
+{
+	return on_xmit(skb, dev);
+}
+
+SEC("tp_btf/consume_skb")
+int BPF_PROG(btf_consume, struct sk_buff *skb)
+{
+	return on_free(skb, TXLAT_C_CONSUMED);
+}
+
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(btf_kfree, struct sk_buff *skb)
+{
+	return on_free(skb, TXLAT_C_KFREED);
+}
+
+SEC("fentry/tcp_wfree")
+int BPF_PROG(btf_wfree, struct sk_buff *skb)
+{
+	return on_wfree(skb);
+}
+
+/* Backend "raw": raw tracepoints, no trampolines needed. */
+SEC("raw_tp/net_dev_start_xmit")
+int BPF_PROG(raw_xmit, struct sk_buff *skb, struct net_device *dev)
+{
+	return on_xmit(skb, dev);
+}
+
+SEC("raw_tp/consume_skb")
+int BPF_PROG(raw_consume, struct sk_buff *skb)
+{
+	return on_free(skb, TXLAT_C_CONSUMED);
+}
+
+SEC("raw_tp/kfree_skb")
+int BPF_PROG(raw_kfree, struct sk_buff *skb)
+{
+	return on_free(skb, TXLAT_C_KFREED);
+}
+
+/* Backend "tracepoint": perf tracepoints, which need tracefs to resolve their ids. */
+SEC("tp/net/net_dev_start_xmit")
+int tp_xmit(struct trace_event_raw_net_dev_start_xmit *ctx)
+{
+	return on_xmit((struct sk_buff *)ctx->skbaddr, NULL);
+}
+
+SEC("tp/skb/consume_skb")
+int tp_consume(struct trace_event_raw_consume_skb *ctx)
+{
+	return on_free((struct sk_buff *)ctx->skbaddr, TXLAT_C_CONSUMED);
+}
+
+SEC("tp/skb/kfree_skb")
+int tp_kfree(struct trace_event_raw_kfree_skb *ctx)
+{
+	return on_free((struct sk_buff *)ctx->skbaddr, TXLAT_C_KFREED);
+}
+
+char LICENSE[] SEC("license") = "GPL";

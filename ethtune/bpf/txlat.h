@@ -1,0 +1,111 @@
+/* txlat: map layouts and latency buckets shared by the BPF programs and ethtune/txlat.c. */
+#ifndef ETHTUNE_TXLAT_H
+#define ETHTUNE_TXLAT_H
+
+/* TX queues beyond the last are counted in the last one (reported as "31+"). */
+#define TXLAT_MAX_QUEUES 32
+
+/* Log-linear buckets of nanoseconds: values below 16 exactly, then every power of two split
+ * into 16 linear steps (relative width <= 6.25%), up to 2^43 ns. */
+#define TXLAT_SUB_BITS 4
+#define TXLAT_SUB (1 << TXLAT_SUB_BITS)
+#define TXLAT_NBUCKETS 640
+
+/* Which latency a histogram holds. */
+enum txlat_hist_kind {
+	TXLAT_H_FREE,  /* driver xmit -> skb free (consume_skb / kfree_skb) */
+	TXLAT_H_WFREE, /* driver xmit -> tcp_wfree (socket write memory released) */
+	TXLAT_H_NKINDS,
+};
+
+/* Per-queue counters (per CPU in the kernel, summed by user space). */
+enum txlat_ctr {
+	TXLAT_C_XMIT,		/* skbs handed to the driver */
+	TXLAT_C_XMIT_BYTES,
+	TXLAT_C_REXMIT,		/* xmit of a tracked address: requeue, or a free we did not see */
+	TXLAT_C_CONSUMED,	/* freed through consume_skb */
+	TXLAT_C_KFREED,		/* freed through kfree_skb (drops, and drivers using dev_kfree_skb_any) */
+	TXLAT_C_STALE,		/* free of a reused skb address whose data differs: not counted */
+	TXLAT_C_TCP,		/* TCP skbs (by header) */
+	TXLAT_C_TCP_NOSK,	/* ...with no owning socket at xmit: orphaned before the driver */
+	TXLAT_C_TCP_WFREE,	/* ...owned with destructor tcp_wfree at xmit (TSQ sees the free) */
+	TXLAT_C_TCP_SOCKWFREE,	/* ...owned with sock_wfree/__sock_wfree (pure ACKs, RST) */
+	TXLAT_C_TCP_OTHER,	/* ...owned with another destructor */
+	TXLAT_C_TCP_OWNED_FREE, /* tcp_wfree at xmit and still at free: released by the free */
+	TXLAT_C_TCP_ORPHANED,	/* tcp_wfree at xmit, gone at free: orphaned after xmit */
+	TXLAT_C_WFREE_EARLY,	/* tcp_wfree ran before the free (fentry) */
+	TXLAT_C_NCTR,
+};
+
+struct txlat_qstats {
+	__u64 c[TXLAT_C_NCTR];
+	__u64 max_ns[TXLAT_H_NKINDS];
+};
+
+struct txlat_hist {
+	__u64 slot[TXLAT_NBUCKETS];
+};
+
+/* State of one skb between xmit and free, keyed by its address. */
+#define TXLAT_F_TCP 1
+#define TXLAT_F_WFREE 2	     /* destructor tcp_wfree at xmit */
+#define TXLAT_F_WFREE_DONE 4 /* tcp_wfree already ran */
+struct txlat_skb {
+	__u64 ts;
+	__u64 head; /* skb->head at xmit: tells a reused skb address from the same skb */
+	__u32 queue;
+	__u32 flags;
+};
+
+static __always_inline __u32 txlat_log2(__u64 v)
+{
+	__u32 r, shift;
+
+	r = (v > 0xFFFFFFFFULL) << 5;
+	v >>= r;
+	shift = (v > 0xFFFF) << 4;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xFF) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xF) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (__u32)(v >> 1);
+	return r;
+}
+
+static __always_inline __u32 txlat_bucket(__u64 ns)
+{
+	__u32 msb, idx;
+
+	if (ns < TXLAT_SUB)
+		return (__u32)ns;
+	msb = txlat_log2(ns);
+	idx = (msb - TXLAT_SUB_BITS + 1) * TXLAT_SUB +
+	      (__u32)((ns >> (msb - TXLAT_SUB_BITS)) & (TXLAT_SUB - 1));
+	return idx < TXLAT_NBUCKETS ? idx : TXLAT_NBUCKETS - 1;
+}
+
+/* Smallest value of bucket idx and its width, in ns. */
+static inline __u64 txlat_bucket_lo(__u32 idx)
+{
+	__u32 oct = idx / TXLAT_SUB, sub = idx % TXLAT_SUB;
+
+	if (oct == 0)
+		return idx;
+	return (__u64)(TXLAT_SUB + sub) << (oct - 1);
+}
+
+static inline __u64 txlat_bucket_width(__u32 idx)
+{
+	__u32 oct = idx / TXLAT_SUB;
+
+	return oct == 0 ? 1 : 1ULL << (oct - 1);
+}
+
+#endif

@@ -1,0 +1,58 @@
+/* txlat: the few kernel types the BPF programs read, for builds without the build host's BTF.
+ * CO-RE relocates every field by name against the running kernel, so only names must match. */
+#ifndef __VMLINUX_H__
+#define __VMLINUX_H__
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+
+typedef _Bool bool;
+enum { false = 0, true = 1 };
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+struct ns_common {
+	unsigned int inum;
+};
+
+struct net {
+	struct ns_common ns;
+};
+
+typedef struct {
+	struct net *net;
+} possible_net_t;
+
+struct net_device {
+	int ifindex;
+	possible_net_t nd_net;
+};
+
+struct sock;
+
+struct sk_buff {
+	struct net_device *dev;
+	struct sock *sk;
+	void (*destructor)(struct sk_buff *skb);
+	unsigned int len;
+	__u16 queue_mapping;
+	__be16 protocol;
+	__u16 network_header;
+	unsigned char *head;
+};
+
+struct trace_event_raw_net_dev_start_xmit {
+	const void *skbaddr;
+};
+
+struct trace_event_raw_consume_skb {
+	void *skbaddr;
+};
+
+struct trace_event_raw_kfree_skb {
+	void *skbaddr;
+};
+
+#pragma clang attribute pop
+
+#endif

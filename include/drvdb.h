@@ -1,0 +1,57 @@
+/* Compiled-in per-driver knowledge: what governs TX completion, defaults, pathologies, sources. */
+#ifndef ETHTUNE_DRVDB_H
+#define ETHTUNE_DRVDB_H
+
+#include <stdbool.h>
+
+/* How a driver returns transmitted skbs to the stack. */
+enum drv_completion {
+	DRV_COMPL_IRQ,	     /* TX completion interrupt, moderated by coalescing */
+	DRV_COMPL_SHARED,    /* TX cleaned in the RX/shared interrupt; RX moderation governs it */
+	DRV_COMPL_ORPHAN,    /* skb orphaned at xmit: TSQ/BQL blind (mode-dependent) */
+	DRV_COMPL_NEXT_XMIT, /* reaped by the next transmit or a timer */
+	DRV_COMPL_SOFTWARE,  /* software device: freed by the peer/receiver */
+};
+
+/* One tunable that matters for TX completion. */
+struct drv_param {
+	const char *key;    /* ethtool keyword (tx-usecs) or priv flag ("priv-flag:tx_cqe_moder") */
+	const char *role;   /* what it does for TX completion on this driver */
+	const char *unit;   /* "us", "frames", "on|off", "1.024 us" */
+	const char *gran;   /* granularity / range as text, NULL unknown */
+	const char *dflt;   /* default as text, NULL unknown */
+	const char *source; /* kernel file or commit */
+};
+
+struct drv_pathology {
+	const char *what;
+	const char *remedy;
+	const char *source;
+};
+
+struct drv_info {
+	const char *driver;	       /* name as `ethtool -i` reports it */
+	const char *const *aliases;    /* other names reported (NULL-terminated) or NULL */
+	const char *summary;	       /* one line: how TX completion works */
+	enum drv_completion completion;
+	bool bql;		       /* calls netdev_tx_completed_queue() */
+	const char *adaptive;	       /* dynamic moderation for TX (DIM/ITR), NULL none */
+	const struct drv_param *params;
+	unsigned int n_params;
+	const struct drv_pathology *paths;
+	unsigned int n_paths;
+	const char *profile;	       /* shipped default profile (profiles/NAME.profile) */
+	const char *readme;	       /* drivers/<dir>/README.md */
+};
+
+/* Entry for a driver name (or alias) as `ethtool -i` reports it; NULL if unknown. */
+const struct drv_info *drvdb_lookup(const char *driver);
+unsigned int drvdb_count(void);
+const struct drv_info *drvdb_at(unsigned int i);
+const struct drv_param *drvdb_param(const struct drv_info *d, const char *key);
+const char *drvdb_completion_name(enum drv_completion c);
+/* Print the entry for driver under the current JSON object ("driver-knowledge"); prints
+ * n/a when unknown. For `ethtune show`. */
+void drvdb_show(const char *driver);
+
+#endif
