@@ -14,6 +14,11 @@ static const struct et_cmd commands[] = {
 	  "            priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N |\n"
 	  "            gso-ipv4-max-size N | txqueuelen N  [--for SECONDS]" },
 	{ "restore", cmd_restore, "restore [DEV] [--list]" },
+	{ "serve", cmd_serve, "serve [--bind ADDR] [--port P] [--once]" },
+	{ "probe", cmd_probe,
+	  "probe --peer ADDR[:PORT] [--test stream|maerts|rr|crr] [--duration S] [--warmup S]\n"
+	  "            [--flows N] [--msg-size B] [--sndbuf B] [--rcvbuf B] [--nodelay] [--cc NAME]\n"
+	  "            [--cpu L,R] [--iterations MIN,MAX] [--confidence LEVEL,WIDTH] [--bind-dev DEV]" },
 	{ "txlat", cmd_txlat, "txlat DEV [--duration S] [--load PROBE-ARGS | --load-cmd CMD] [--backend B]" },
 	{ "model", cmd_model, "model --rate RATE --tsq BYTES --tx-usecs US [--mtu N] [--gso-size B] [--rtt US]" },
 	{ "rdma", cmd_rdma,

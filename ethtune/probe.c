@@ -303,7 +303,7 @@ static void local_dev(int fd, char *buf, size_t len)
 }
 
 /* Split "host:port", "[v6]:port", "v6" or "host". */
-static int split_peer(const char *s, uint16_t defport, char *host, size_t hl, uint16_t *port)
+int probe_peer_split(const char *s, uint16_t defport, char *host, size_t hl, uint16_t *port)
 {
 	const char *c;
 	uint32_t p;
@@ -562,7 +562,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 		cfg->iter_min = 3;
 		cfg->iter_max = 10;
 	}
-	if (split_peer(cfg->peer, cfg->port, host, sizeof(host), &cfg->port)) {
+	if (probe_peer_split(cfg->peer, cfg->port, host, sizeof(host), &cfg->port)) {
 		snprintf(res->err, sizeof(res->err), "peer '%s': not ADDR[:PORT]", cfg->peer);
 		return -EINVAL;
 	}

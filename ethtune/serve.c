@@ -378,6 +378,19 @@ int cmd_serve(int argc, char **argv)
 		cfd = accept4(lfd, (struct sockaddr *)&peer, &pl, SOCK_CLOEXEC);
 		if (cfd < 0)
 			continue;
+		/* A session that just said bye may still be exiting: give it a moment. */
+		for (int k = 0; child > 0 && k < 100; k++) {
+			if (waitpid(child, &st, WNOHANG) == child) {
+				child_rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+				child = 0;
+				if (once) {
+					close(cfd);
+					goto done;
+				}
+				break;
+			}
+			usleep(10000);
+		}
 		if (child > 0) {
 			send_error(cfd, "busy", "peer is busy with another test; try again later");
 			close(cfd);

@@ -624,12 +624,12 @@ static void print_log2(const struct txlat_hist *h)
 	close_json_array(PRINT_JSON, NULL);
 }
 
-static void print_queue(const struct txlat_q *q, int idx, bool hist)
+static void print_queue(const struct txlat_q *q, int idx, bool hist, const char *key)
 {
 	const __u64 *c = q->st.c;
 	uint64_t freed = c[TXLAT_C_CONSUMED] + c[TXLAT_C_KFREED];
 
-	open_json_object(NULL);
+	open_json_object(key);
 	if (idx < 0)
 		print_string(PRINT_ANY, "queue", "  %-6s", "all");
 	else if (idx == TXLAT_MAX_QUEUES - 1)
@@ -843,14 +843,12 @@ static void txlat_report(struct txlat_run *r, const char *driver, const char *ki
 	open_json_array(PRINT_JSON, "queues");
 	for (q = 0; q < TXLAT_MAX_QUEUES; q++)
 		if (r->q[q].st.c[TXLAT_C_XMIT])
-			print_queue(&r->q[q], q, active == 1 || et_opts.verbose);
+			print_queue(&r->q[q], q, active == 1 || et_opts.verbose, NULL);
 	close_json_array(PRINT_JSON, NULL);
 	if (!active)
 		print_text("  (no skb was sent on %s while tracing)\n", r->dev);
-	open_json_object("all");
 	if (active > 1)
-		print_queue(&r->total, -1, true);
-	close_json_object();
+		print_queue(&r->total, -1, true, "all");
 	unmatched = (int64_t)c[TXLAT_C_XMIT] - c[TXLAT_C_REXMIT] - c[TXLAT_C_CONSUMED] -
 		    c[TXLAT_C_KFREED] - c[TXLAT_C_STALE];
 	r->unmatched = unmatched;

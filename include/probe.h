@@ -108,6 +108,8 @@ int probe_cfg_check(const struct probe_cfg *cfg, char *err, size_t errlen);
  * process when cfg->netns switching is done by the caller. */
 int probe_run(const struct probe_cfg *cfg, struct probe_result *res);
 
+/* "host:port", "[v6]:port", "v6" or "host" into host and port (default defport). */
+int probe_peer_split(const char *s, uint16_t defport, char *host, size_t hl, uint16_t *port);
 const char *probe_test_name(enum probe_test t);
 int probe_test_parse(const char *s, enum probe_test *t);
 const char *probe_stop_name(enum probe_stop s);

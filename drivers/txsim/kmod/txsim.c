@@ -1,0 +1,911 @@
+// SPDX-License-Identifier: GPL-2.0
+/* txsim: a pair of wired Ethernet netdevs modelling a NIC whose TX completion behaviour we choose. */
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/hrtimer.h>
+#include <linux/timer.h>
+#include <linux/skbuff.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/slab.h>
+#include <linux/rtnetlink.h>
+
+#define DRV_NAME "txsim"
+#define TXSIM_RING_MIN 16
+#define TXSIM_RING_MAX 8192
+#define TXSIM_USECS_MAX 100000
+#define TXSIM_SPEED_MAX 800000
+
+static unsigned int delay_us = 100;
+module_param(delay_us, uint, 0444);
+MODULE_PARM_DESC(delay_us, "one-way wire delay in microseconds for new devices (sysfs: txsim/delay_us)");
+static unsigned int speed = 1000;
+module_param(speed, uint, 0444);
+MODULE_PARM_DESC(speed, "line rate in Mb/s for new devices (ethtool -s DEV speed N)");
+static unsigned int rescan_ms = 100;
+module_param(rescan_ms, uint, 0644);
+MODULE_PARM_DESC(rescan_ms, "complete-on-next-xmit: period of the rescan timer that frees completed skbs");
+static unsigned int pairs = 1;
+module_param(pairs, uint, 0444);
+MODULE_PARM_DESC(pairs, "number of txsim pairs (txsim0/txsim1, txsim2/txsim3, ...)");
+
+enum {
+	TXSIM_PF_ORPHAN,	/* skb_orphan() in ndo_start_xmit (NIU, virtio_net without napi_tx) */
+	TXSIM_PF_NEXT_XMIT,	/* free completed skbs only on the next xmit or a rescan timer */
+	TXSIM_PF_COUNT,
+};
+static const char txsim_pf_names[TXSIM_PF_COUNT][ETH_GSTRING_LEN] = {
+	"orphan-at-xmit",
+	"complete-on-next-xmit",
+};
+
+struct txsim_desc {
+	struct sk_buff *skb;
+	u64 t_xmit;		/* ns, when the driver got it */
+	u64 t_done;		/* ns, when serialization onto the wire ends (hardware completion) */
+	unsigned int segs;
+};
+
+struct txsim_stats {
+	u64 tx_packets;		/* segments completed */
+	u64 tx_bytes;		/* skb bytes completed */
+	u64 tx_skbs;		/* skbs completed */
+	u64 tx_completion_irqs;
+	u64 tx_ring_full;
+	u64 tx_compl_lat_sum_ns;	/* xmit to skb free, summed over tx_skbs */
+	u64 tx_compl_lat_max_ns;
+	u64 tx_irq_delay_max_ns;	/* hardware completion to interrupt, max */
+	u64 tx_skb_len_max;
+	u64 tx_wire_bytes;	/* bytes serialized, with per-frame headers and framing */
+	u64 tx_dropped;
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 rx_dropped;
+};
+
+#define TXSIM_STAT(f) { #f, offsetof(struct txsim_stats, f) }
+static const struct {
+	char name[ETH_GSTRING_LEN];
+	size_t off;
+} txsim_stat_names[] = {
+	TXSIM_STAT(tx_packets), TXSIM_STAT(tx_bytes), TXSIM_STAT(tx_skbs),
+	TXSIM_STAT(tx_completion_irqs), TXSIM_STAT(tx_ring_full),
+	TXSIM_STAT(tx_compl_lat_sum_ns), TXSIM_STAT(tx_compl_lat_max_ns),
+	TXSIM_STAT(tx_irq_delay_max_ns), TXSIM_STAT(tx_skb_len_max), TXSIM_STAT(tx_wire_bytes),
+	TXSIM_STAT(tx_dropped), TXSIM_STAT(rx_packets), TXSIM_STAT(rx_bytes),
+	TXSIM_STAT(rx_dropped),
+};
+#define TXSIM_NSTATS ARRAY_SIZE(txsim_stat_names)
+
+struct txsim_priv {
+	struct net_device *dev;
+	struct net_device *peer;
+
+	spinlock_t lock;	/* ring, wire, coalescing state, stats */
+	struct txsim_desc *ring;
+	u32 ring_size;
+	/* free-running indices: cons <= sig <= done <= prod */
+	u32 prod;		/* next slot the driver fills */
+	u32 done;		/* hardware finished (serialized) up to here */
+	u32 sig;		/* completion interrupt reported up to here */
+	u32 cons;		/* freed up to here */
+	u32 pending;		/* done but not yet signalled */
+	u64 first_pending_ns;
+	bool coal_armed;
+	bool hw_on;
+	u64 wire_free_ns;	/* when the line is idle again */
+	struct sk_buff_head wire;	/* clones in flight to the peer, deliver time in cb */
+
+	struct hrtimer t_done;	/* next serialization end */
+	struct hrtimer t_coal;	/* coalescing timer */
+	struct hrtimer t_wire;	/* next delivery to the peer */
+	struct timer_list t_rescan;
+	struct napi_struct tx_napi;
+
+	struct napi_struct rx_napi;
+	struct sk_buff_head rxq;	/* frames delivered by the peer; lock also guards rx_on */
+	bool rx_on;
+	u32 rx_ring;
+
+	/* configuration */
+	u32 speed;		/* Mb/s */
+	u32 delay_us;
+	u32 tx_usecs;
+	u32 tx_frames;
+	bool cqe_mode;
+	u32 pflags;
+
+	struct txsim_stats st;
+};
+
+struct txsim_cb {
+	u64 deliver_ns;
+};
+#define TXSIM_CB(skb) ((struct txsim_cb *)(skb)->cb)
+
+static struct net_device **txsim_devs;
+static unsigned int txsim_ndevs;
+
+static u64 now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+static void arm(struct hrtimer *t, u64 when_ns)
+{
+	hrtimer_start(t, ns_to_ktime(when_ns), HRTIMER_MODE_ABS);
+}
+
+/* Bytes on the wire for one skb: every segment repeats the headers and adds FCS, preamble, gap. */
+static u64 wire_bytes(const struct sk_buff *skb, unsigned int *segsp)
+{
+	unsigned int segs = 1, hdr = 0;
+	u64 b;
+
+	if (skb_is_gso(skb)) {
+		segs = skb_shinfo(skb)->gso_segs ?: 1;
+		hdr = skb_transport_offset(skb);
+		if (skb_shinfo(skb)->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6))
+			hdr += tcp_hdrlen(skb);
+		else
+			hdr += sizeof(struct udphdr);
+	}
+	b = max_t(u64, skb->len, ETH_ZLEN) + (u64)(segs - 1) * hdr;
+	*segsp = segs;
+	return b + segs * (ETH_FCS_LEN + 8 + 12);
+}
+
+/* Moves freed-to-be descriptors up to @upto onto @list; caller holds lock and frees after. */
+static unsigned int txsim_clean_locked(struct txsim_priv *p, u32 upto, struct sk_buff_head *list)
+{
+	unsigned int n = 0, bytes = 0;
+	u64 now = now_ns();
+
+	while (p->cons != upto) {
+		struct txsim_desc *d = &p->ring[p->cons % p->ring_size];
+		u64 lat = now - d->t_xmit;
+
+		bytes += d->skb->len;
+		p->st.tx_packets += d->segs;
+		p->st.tx_bytes += d->skb->len;
+		p->st.tx_skbs++;
+		p->st.tx_compl_lat_sum_ns += lat;
+		if (lat > p->st.tx_compl_lat_max_ns)
+			p->st.tx_compl_lat_max_ns = lat;
+		__skb_queue_tail(list, d->skb);
+		d->skb = NULL;
+		p->cons++;
+		n++;
+	}
+	if (n) {
+		netdev_tx_completed_queue(netdev_get_tx_queue(p->dev, 0), n, bytes);
+		if (netif_queue_stopped(p->dev) && p->hw_on &&
+		    p->prod - p->cons <= p->ring_size / 2)
+			netif_wake_queue(p->dev);
+	}
+	return n;
+}
+
+/* The simulated TX completion interrupt. */
+static void txsim_irq_locked(struct txsim_priv *p)
+{
+	u64 d = now_ns() - p->first_pending_ns;
+
+	if (d > p->st.tx_irq_delay_max_ns)
+		p->st.tx_irq_delay_max_ns = d;
+	p->sig = p->done;
+	p->pending = 0;
+	if (p->coal_armed) {
+		hrtimer_try_to_cancel(&p->t_coal);
+		p->coal_armed = false;
+	}
+	/* complete-on-next-xmit: the interrupt is only used to restart a stopped queue */
+	if ((p->pflags & BIT(TXSIM_PF_NEXT_XMIT)) &&
+	    !netif_xmit_stopped(netdev_get_tx_queue(p->dev, 0)))
+		return;
+	p->st.tx_completion_irqs++;
+	napi_schedule(&p->tx_napi);
+}
+
+static enum hrtimer_restart txsim_done_timer(struct hrtimer *t)
+{
+	struct txsim_priv *p = container_of(t, struct txsim_priv, t_done);
+	unsigned long flags;
+	u32 n = 0;
+	u64 now;
+
+	spin_lock_irqsave(&p->lock, flags);
+	now = now_ns();
+	while (p->done != p->prod && p->ring[p->done % p->ring_size].t_done <= now) {
+		p->done++;
+		n++;
+	}
+	if (n && p->hw_on) {
+		if (!p->pending)
+			p->first_pending_ns = now;
+		p->pending += n;
+		if (!p->tx_usecs || (p->tx_frames && p->pending >= p->tx_frames)) {
+			txsim_irq_locked(p);
+		} else if (p->cqe_mode || !p->coal_armed) {
+			/* CQE mode restarts the timer on every completion, EQE mode at the first */
+			p->coal_armed = true;
+			arm(&p->t_coal, now + (u64)p->tx_usecs * NSEC_PER_USEC);
+		}
+	}
+	if (p->done != p->prod && p->hw_on)
+		arm(&p->t_done, p->ring[p->done % p->ring_size].t_done);
+	spin_unlock_irqrestore(&p->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart txsim_coal_timer(struct hrtimer *t)
+{
+	struct txsim_priv *p = container_of(t, struct txsim_priv, t_coal);
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	p->coal_armed = false;
+	if (p->pending && p->hw_on)
+		txsim_irq_locked(p);
+	spin_unlock_irqrestore(&p->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/* Hands a frame to the receiving device's RX ring. */
+static void txsim_rx_enqueue(struct txsim_priv *q, struct sk_buff *skb)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&q->rxq.lock, flags);
+	ok = q->rx_on && skb_queue_len(&q->rxq) < q->rx_ring;
+	if (ok)
+		__skb_queue_tail(&q->rxq, skb);
+	else
+		q->st.rx_dropped++;
+	spin_unlock_irqrestore(&q->rxq.lock, flags);
+	if (ok)
+		napi_schedule(&q->rx_napi);
+	else
+		dev_kfree_skb_any(skb);
+}
+
+static enum hrtimer_restart txsim_wire_timer(struct hrtimer *t)
+{
+	struct txsim_priv *p = container_of(t, struct txsim_priv, t_wire);
+	struct txsim_priv *q = netdev_priv(p->peer);
+	struct sk_buff_head due;
+	struct sk_buff *skb;
+	unsigned long flags;
+	u64 now;
+
+	__skb_queue_head_init(&due);
+	spin_lock_irqsave(&p->lock, flags);
+	now = now_ns();
+	while ((skb = skb_peek(&p->wire)) && TXSIM_CB(skb)->deliver_ns <= now) {
+		__skb_unlink(skb, &p->wire);
+		__skb_queue_tail(&due, skb);
+	}
+	if (skb)
+		arm(&p->t_wire, TXSIM_CB(skb)->deliver_ns);
+	spin_unlock_irqrestore(&p->lock, flags);
+	while ((skb = __skb_dequeue(&due)))
+		txsim_rx_enqueue(q, skb);
+	return HRTIMER_NORESTART;
+}
+
+static int txsim_rx_poll(struct napi_struct *napi, int budget)
+{
+	struct txsim_priv *q = container_of(napi, struct txsim_priv, rx_napi);
+	struct sk_buff *skb;
+	int n = 0;
+
+	while (n < budget && (skb = skb_dequeue(&q->rxq))) {
+		unsigned int len = skb->len;
+
+		n++;
+		/* scrubs the clone for the receiving device and namespace; frees it on error */
+		if (__dev_forward_skb(q->dev, skb))
+			continue;
+		/* only this poll writes the rx counters */
+		WRITE_ONCE(q->st.rx_packets,
+			   q->st.rx_packets + (skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1));
+		WRITE_ONCE(q->st.rx_bytes, q->st.rx_bytes + len);
+		netif_receive_skb(skb);
+	}
+	if (n < budget)
+		napi_complete_done(napi, n);
+	return n;
+}
+
+static int txsim_tx_poll(struct napi_struct *napi, int budget)
+{
+	struct txsim_priv *p = container_of(napi, struct txsim_priv, tx_napi);
+	struct sk_buff_head list;
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&p->lock, flags);
+	txsim_clean_locked(p, (p->pflags & BIT(TXSIM_PF_NEXT_XMIT)) ? p->done : p->sig, &list);
+	spin_unlock_irqrestore(&p->lock, flags);
+	while ((skb = __skb_dequeue(&list)))
+		napi_consume_skb(skb, budget);
+	if (budget)
+		napi_complete_done(napi, 0);
+	return 0;
+}
+
+static void txsim_rescan(struct timer_list *t)
+{
+	struct txsim_priv *p = from_timer(p, t, t_rescan);
+	struct sk_buff_head list;
+	struct sk_buff *skb;
+	unsigned long flags;
+	bool again;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&p->lock, flags);
+	txsim_clean_locked(p, p->done, &list);
+	again = p->hw_on && (p->pflags & BIT(TXSIM_PF_NEXT_XMIT));
+	spin_unlock_irqrestore(&p->lock, flags);
+	while ((skb = __skb_dequeue(&list)))
+		dev_consume_skb_any(skb);
+	if (again)
+		mod_timer(&p->t_rescan, jiffies + msecs_to_jiffies(rescan_ms ?: 1));
+}
+
+static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	struct sk_buff_head list;
+	struct sk_buff *clone, *f;
+	struct txsim_desc *d;
+	unsigned long flags;
+	unsigned int segs;
+	u64 now, wb, start;
+
+	__skb_queue_head_init(&list);
+	if (p->pflags & BIT(TXSIM_PF_ORPHAN))
+		skb_orphan(skb);
+	skb_tx_timestamp(skb);
+	/* the peer receives a clone; the original stays in the ring until its completion */
+	clone = skb_clone(skb, GFP_ATOMIC);
+
+	spin_lock_irqsave(&p->lock, flags);
+	if (p->pflags & BIT(TXSIM_PF_NEXT_XMIT))
+		txsim_clean_locked(p, p->done, &list);
+	if (unlikely(p->prod - p->cons >= p->ring_size || !p->hw_on)) {
+		netif_stop_queue(dev);
+		p->st.tx_ring_full++;
+		spin_unlock_irqrestore(&p->lock, flags);
+		kfree_skb(clone);
+		while ((f = __skb_dequeue(&list)))
+			dev_consume_skb_any(f);
+		return NETDEV_TX_BUSY;
+	}
+	now = now_ns();
+	wb = wire_bytes(skb, &segs);
+	start = max(now, p->wire_free_ns);
+	p->wire_free_ns = start + div_u64(wb * 8 * 1000, p->speed);
+	p->st.tx_wire_bytes += wb;
+	if (skb->len > p->st.tx_skb_len_max)
+		p->st.tx_skb_len_max = skb->len;
+
+	d = &p->ring[p->prod % p->ring_size];
+	d->skb = skb;
+	d->t_xmit = now;
+	d->t_done = p->wire_free_ns;
+	d->segs = segs;
+	if (p->prod++ == p->done)
+		arm(&p->t_done, d->t_done);
+	netdev_tx_sent_queue(netdev_get_tx_queue(dev, 0), skb->len);
+	if (p->prod - p->cons >= p->ring_size) {
+		netif_stop_queue(dev);
+		p->st.tx_ring_full++;
+	}
+
+	if (likely(clone)) {
+		TXSIM_CB(clone)->deliver_ns = d->t_done + (u64)p->delay_us * NSEC_PER_USEC;
+		if (skb_queue_empty(&p->wire))
+			arm(&p->t_wire, TXSIM_CB(clone)->deliver_ns);
+		__skb_queue_tail(&p->wire, clone);
+	} else {
+		p->st.tx_dropped++;
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	while ((f = __skb_dequeue(&list)))
+		dev_consume_skb_any(f);
+	return NETDEV_TX_OK;
+}
+
+/* Hardware start/stop; the caller has stopped the stack's transmit path. */
+static void txsim_hw_stop(struct txsim_priv *p)
+{
+	struct sk_buff_head list;
+	unsigned long flags;
+
+	__skb_queue_head_init(&list);
+	spin_lock_irqsave(&p->lock, flags);
+	p->hw_on = false;
+	spin_unlock_irqrestore(&p->lock, flags);
+	hrtimer_cancel(&p->t_done);
+	hrtimer_cancel(&p->t_wire);
+	hrtimer_cancel(&p->t_coal);
+	del_timer_sync(&p->t_rescan);
+	napi_disable(&p->tx_napi);
+
+	spin_lock_irqsave(&p->lock, flags);
+	while (p->cons != p->prod) {	/* frames not yet completed are dropped, as on a reset */
+		struct txsim_desc *d = &p->ring[p->cons % p->ring_size];
+
+		__skb_queue_tail(&list, d->skb);
+		d->skb = NULL;
+		p->cons++;
+	}
+	skb_queue_splice_tail_init(&p->wire, &list);
+	p->prod = p->done = p->sig = p->cons = 0;
+	p->pending = 0;
+	p->coal_armed = false;
+	spin_unlock_irqrestore(&p->lock, flags);
+	netdev_tx_reset_queue(netdev_get_tx_queue(p->dev, 0));
+	__skb_queue_purge(&list);
+}
+
+static void txsim_hw_start(struct txsim_priv *p)
+{
+	unsigned long flags;
+
+	napi_enable(&p->tx_napi);
+	spin_lock_irqsave(&p->lock, flags);
+	p->hw_on = true;
+	p->wire_free_ns = now_ns();
+	spin_unlock_irqrestore(&p->lock, flags);
+	if (p->pflags & BIT(TXSIM_PF_NEXT_XMIT))
+		mod_timer(&p->t_rescan, jiffies + msecs_to_jiffies(rescan_ms ?: 1));
+}
+
+static int txsim_open(struct net_device *dev)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+
+	napi_enable(&p->rx_napi);
+	spin_lock_irq(&p->rxq.lock);
+	p->rx_on = true;
+	spin_unlock_irq(&p->rxq.lock);
+	txsim_hw_start(p);
+	netif_start_queue(dev);
+	if (netif_running(p->peer)) {
+		netif_carrier_on(dev);
+		netif_carrier_on(p->peer);
+	}
+	return 0;
+}
+
+static int txsim_stop(struct net_device *dev)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+
+	netif_carrier_off(dev);
+	netif_carrier_off(p->peer);
+	netif_tx_disable(dev);
+	txsim_hw_stop(p);
+	spin_lock_irq(&p->rxq.lock);
+	p->rx_on = false;
+	spin_unlock_irq(&p->rxq.lock);
+	napi_disable(&p->rx_napi);
+	skb_queue_purge(&p->rxq);
+	return 0;
+}
+
+static int txsim_change_mtu(struct net_device *dev, int mtu)
+{
+	WRITE_ONCE(dev->mtu, mtu);
+	return 0;
+}
+
+static void txsim_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	s->tx_packets = p->st.tx_packets;
+	s->tx_bytes = p->st.tx_bytes;
+	s->tx_dropped = p->st.tx_dropped;
+	s->rx_packets = p->st.rx_packets;
+	s->rx_bytes = p->st.rx_bytes;
+	s->rx_dropped = p->st.rx_dropped;
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
+static const struct net_device_ops txsim_netdev_ops = {
+	.ndo_open = txsim_open,
+	.ndo_stop = txsim_stop,
+	.ndo_start_xmit = txsim_xmit,
+	.ndo_change_mtu = txsim_change_mtu,
+	.ndo_get_stats64 = txsim_get_stats64,
+	.ndo_set_mac_address = eth_mac_addr,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+/* ---- ethtool ---- */
+
+static void txsim_get_drvinfo(struct net_device *dev, struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, DRV_NAME, sizeof(info->driver));
+	strscpy(info->bus_info, "virtual", sizeof(info->bus_info));
+	info->n_priv_flags = TXSIM_PF_COUNT;
+	info->n_stats = TXSIM_NSTATS;
+}
+
+static int txsim_get_link_ksettings(struct net_device *dev, struct ethtool_link_ksettings *ks)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+
+	ethtool_link_ksettings_zero_link_mode(ks, supported);
+	ethtool_link_ksettings_zero_link_mode(ks, advertising);
+	ks->base.speed = p->speed;
+	ks->base.duplex = DUPLEX_FULL;
+	ks->base.port = PORT_OTHER;
+	ks->base.autoneg = AUTONEG_DISABLE;
+	return 0;
+}
+
+static int txsim_set_link_ksettings(struct net_device *dev,
+				    const struct ethtool_link_ksettings *ks)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	unsigned long flags;
+
+	if (ks->base.autoneg == AUTONEG_ENABLE || ks->base.duplex == DUPLEX_HALF)
+		return -EINVAL;
+	if (!ks->base.speed || ks->base.speed == SPEED_UNKNOWN || ks->base.speed > TXSIM_SPEED_MAX)
+		return -EINVAL;
+	spin_lock_irqsave(&p->lock, flags);
+	p->speed = ks->base.speed;
+	spin_unlock_irqrestore(&p->lock, flags);
+	return 0;
+}
+
+static void txsim_get_ringparam(struct net_device *dev, struct ethtool_ringparam *r,
+				struct kernel_ethtool_ringparam *kr, struct netlink_ext_ack *ext)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+
+	r->tx_max_pending = TXSIM_RING_MAX;
+	r->rx_max_pending = TXSIM_RING_MAX;
+	r->tx_pending = p->ring_size;
+	r->rx_pending = p->rx_ring;
+}
+
+static int txsim_set_ringparam(struct net_device *dev, struct ethtool_ringparam *r,
+			       struct kernel_ethtool_ringparam *kr, struct netlink_ext_ack *ext)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	struct txsim_desc *ring, *old;
+	bool running = netif_running(dev);
+
+	if (r->tx_pending < TXSIM_RING_MIN || r->rx_pending < TXSIM_RING_MIN) {
+		NL_SET_ERR_MSG_MOD(ext, "ring size below 16");
+		return -EINVAL;
+	}
+	WRITE_ONCE(p->rx_ring, r->rx_pending);
+	if (r->tx_pending == p->ring_size)
+		return 0;
+	ring = kvcalloc(r->tx_pending, sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	/* like a real NIC: quiesce, drop what is in flight, swap the ring, restart */
+	if (running) {
+		netif_tx_disable(dev);
+		txsim_hw_stop(p);
+	}
+	spin_lock_irq(&p->lock);
+	old = p->ring;
+	p->ring = ring;
+	p->ring_size = r->tx_pending;
+	spin_unlock_irq(&p->lock);
+	kvfree(old);
+	if (running) {
+		txsim_hw_start(p);
+		netif_tx_wake_all_queues(dev);
+	}
+	return 0;
+}
+
+static int txsim_get_coalesce(struct net_device *dev, struct ethtool_coalesce *c,
+			      struct kernel_ethtool_coalesce *kc, struct netlink_ext_ack *ext)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+
+	c->tx_coalesce_usecs = p->tx_usecs;
+	c->tx_max_coalesced_frames = p->tx_frames;
+	kc->use_cqe_mode_tx = p->cqe_mode;
+	return 0;
+}
+
+static int txsim_set_coalesce(struct net_device *dev, struct ethtool_coalesce *c,
+			      struct kernel_ethtool_coalesce *kc, struct netlink_ext_ack *ext)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	unsigned long flags;
+
+	if (c->tx_coalesce_usecs > TXSIM_USECS_MAX) {
+		NL_SET_ERR_MSG_MOD(ext, "tx-usecs above 100000");
+		return -ERANGE;
+	}
+	if (c->tx_max_coalesced_frames > TXSIM_RING_MAX) {
+		NL_SET_ERR_MSG_MOD(ext, "tx-frames above 8192");
+		return -ERANGE;
+	}
+	spin_lock_irqsave(&p->lock, flags);
+	p->tx_usecs = c->tx_coalesce_usecs;
+	p->tx_frames = c->tx_max_coalesced_frames;
+	p->cqe_mode = kc->use_cqe_mode_tx;
+	/* pending completions follow the new rule at once */
+	if (p->pending && p->hw_on &&
+	    (!p->tx_usecs || (p->tx_frames && p->pending >= p->tx_frames)))
+		txsim_irq_locked(p);
+	spin_unlock_irqrestore(&p->lock, flags);
+	return 0;
+}
+
+static u32 txsim_get_priv_flags(struct net_device *dev)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+
+	return p->pflags;
+}
+
+static int txsim_set_priv_flags(struct net_device *dev, u32 flags)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	bool was_next = p->pflags & BIT(TXSIM_PF_NEXT_XMIT);
+	unsigned long irqf;
+
+	if (flags & ~(BIT(TXSIM_PF_COUNT) - 1))
+		return -EINVAL;
+	spin_lock_irqsave(&p->lock, irqf);
+	p->pflags = flags;
+	if (was_next && !(flags & BIT(TXSIM_PF_NEXT_XMIT)) && p->hw_on) {
+		/* back to normal: completed skbs waiting for an xmit are freed now */
+		p->sig = p->done;
+		napi_schedule(&p->tx_napi);
+	}
+	spin_unlock_irqrestore(&p->lock, irqf);
+	if (!was_next && (flags & BIT(TXSIM_PF_NEXT_XMIT)) && netif_running(dev))
+		mod_timer(&p->t_rescan, jiffies + msecs_to_jiffies(rescan_ms ?: 1));
+	return 0;
+}
+
+static int txsim_get_sset_count(struct net_device *dev, int sset)
+{
+	switch (sset) {
+	case ETH_SS_STATS:
+		return TXSIM_NSTATS;
+	case ETH_SS_PRIV_FLAGS:
+		return TXSIM_PF_COUNT;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static void txsim_get_strings(struct net_device *dev, u32 sset, u8 *buf)
+{
+	unsigned int i;
+
+	switch (sset) {
+	case ETH_SS_STATS:
+		for (i = 0; i < TXSIM_NSTATS; i++)
+			memcpy(buf + i * ETH_GSTRING_LEN, txsim_stat_names[i].name, ETH_GSTRING_LEN);
+		break;
+	case ETH_SS_PRIV_FLAGS:
+		memcpy(buf, txsim_pf_names, sizeof(txsim_pf_names));
+		break;
+	}
+}
+
+static void txsim_get_ethtool_stats(struct net_device *dev, struct ethtool_stats *es, u64 *data)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&p->lock, flags);
+	for (i = 0; i < TXSIM_NSTATS; i++)
+		data[i] = *(u64 *)((char *)&p->st + txsim_stat_names[i].off);
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
+static const struct ethtool_ops txsim_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_TX_USECS | ETHTOOL_COALESCE_TX_MAX_FRAMES |
+				     ETHTOOL_COALESCE_USE_CQE_TX,
+	.get_drvinfo = txsim_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+	.get_link_ksettings = txsim_get_link_ksettings,
+	.set_link_ksettings = txsim_set_link_ksettings,
+	.get_ringparam = txsim_get_ringparam,
+	.set_ringparam = txsim_set_ringparam,
+	.get_coalesce = txsim_get_coalesce,
+	.set_coalesce = txsim_set_coalesce,
+	.get_priv_flags = txsim_get_priv_flags,
+	.set_priv_flags = txsim_set_priv_flags,
+	.get_sset_count = txsim_get_sset_count,
+	.get_strings = txsim_get_strings,
+	.get_ethtool_stats = txsim_get_ethtool_stats,
+	.get_ts_info = ethtool_op_get_ts_info,
+};
+
+/* ---- sysfs: /sys/class/net/DEV/txsim/{delay_us,stats_reset} ---- */
+
+static ssize_t delay_us_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	struct txsim_priv *p = netdev_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(p->delay_us));
+}
+
+static ssize_t delay_us_store(struct device *d, struct device_attribute *attr, const char *buf,
+			      size_t len)
+{
+	struct txsim_priv *p = netdev_priv(to_net_dev(d));
+	unsigned int v;
+	int err = kstrtouint(buf, 0, &v);
+
+	if (err)
+		return err;
+	if (v > 1000000)
+		return -ERANGE;
+	WRITE_ONCE(p->delay_us, v);
+	return len;
+}
+static DEVICE_ATTR_RW(delay_us);
+
+static ssize_t stats_reset_store(struct device *d, struct device_attribute *attr,
+				 const char *buf, size_t len)
+{
+	struct txsim_priv *p = netdev_priv(to_net_dev(d));
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	memset(&p->st, 0, sizeof(p->st));
+	spin_unlock_irqrestore(&p->lock, flags);
+	return len;
+}
+static DEVICE_ATTR_WO(stats_reset);
+
+static struct attribute *txsim_attrs[] = {
+	&dev_attr_delay_us.attr,
+	&dev_attr_stats_reset.attr,
+	NULL,
+};
+static const struct attribute_group txsim_attr_group = {
+	.name = "txsim",
+	.attrs = txsim_attrs,
+};
+
+/* ---- module ---- */
+
+static void txsim_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &txsim_netdev_ops;
+	dev->ethtool_ops = &txsim_ethtool_ops;
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = 65535;
+	dev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM | NETIF_F_TSO |
+			   NETIF_F_TSO6 | NETIF_F_TSO_ECN;
+	dev->features = dev->hw_features | NETIF_F_HIGHDMA;
+	dev->sysfs_groups[0] = &txsim_attr_group;
+}
+
+static struct net_device *txsim_alloc(void)
+{
+	struct net_device *dev;
+	struct txsim_priv *p;
+
+	dev = alloc_netdev(sizeof(*p), "txsim%d", NET_NAME_ENUM, txsim_setup);
+	if (!dev)
+		return NULL;
+	p = netdev_priv(dev);
+	p->dev = dev;
+	p->ring_size = 256;
+	p->ring = kvcalloc(p->ring_size, sizeof(*p->ring), GFP_KERNEL);
+	if (!p->ring) {
+		free_netdev(dev);
+		return NULL;
+	}
+	spin_lock_init(&p->lock);
+	skb_queue_head_init(&p->wire);
+	skb_queue_head_init(&p->rxq);
+	hrtimer_init(&p->t_done, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	p->t_done.function = txsim_done_timer;
+	hrtimer_init(&p->t_coal, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	p->t_coal.function = txsim_coal_timer;
+	hrtimer_init(&p->t_wire, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	p->t_wire.function = txsim_wire_timer;
+	timer_setup(&p->t_rescan, txsim_rescan, 0);
+	netif_napi_add_tx(dev, &p->tx_napi, txsim_tx_poll);
+	netif_napi_add(dev, &p->rx_napi, txsim_rx_poll);
+	p->rx_ring = 1024;
+	p->speed = speed ?: 1000;
+	p->delay_us = delay_us;
+	p->tx_usecs = 16;	/* mlx5-like defaults */
+	p->tx_frames = 32;
+	eth_hw_addr_random(dev);
+	return dev;
+}
+
+static void txsim_free(struct net_device *dev)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+
+	netif_napi_del(&p->tx_napi);
+	netif_napi_del(&p->rx_napi);
+	kvfree(p->ring);
+	free_netdev(dev);
+}
+
+static void txsim_destroy_all(void)
+{
+	LIST_HEAD(list);
+	unsigned int i;
+
+	rtnl_lock();
+	for (i = 0; i < txsim_ndevs; i++)
+		if (txsim_devs[i]->reg_state == NETREG_REGISTERED)
+			unregister_netdevice_queue(txsim_devs[i], &list);
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
+	for (i = 0; i < txsim_ndevs; i++)
+		txsim_free(txsim_devs[i]);
+	kfree(txsim_devs);
+}
+
+static int __init txsim_init(void)
+{
+	unsigned int i;
+	int err = 0;
+
+	if (!pairs || pairs > 64)
+		return -EINVAL;
+	txsim_devs = kcalloc(2 * pairs, sizeof(*txsim_devs), GFP_KERNEL);
+	if (!txsim_devs)
+		return -ENOMEM;
+	for (i = 0; i < 2 * pairs; i++) {
+		txsim_devs[i] = txsim_alloc();
+		if (!txsim_devs[i]) {
+			err = -ENOMEM;
+			break;
+		}
+		txsim_ndevs++;
+	}
+	if (!err) {
+		for (i = 0; i < txsim_ndevs; i++) {
+			struct txsim_priv *p = netdev_priv(txsim_devs[i]);
+
+			p->peer = txsim_devs[i ^ 1];
+		}
+		for (i = 0; i < txsim_ndevs && !err; i++) {
+			err = register_netdev(txsim_devs[i]);
+			if (!err)
+				netif_carrier_off(txsim_devs[i]);
+		}
+	}
+	if (err)
+		txsim_destroy_all();
+	return err;
+}
+
+static void __exit txsim_exit(void)
+{
+	txsim_destroy_all();
+}
+
+module_init(txsim_init);
+module_exit(txsim_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Reference NIC pair with configurable TX completion behaviour");

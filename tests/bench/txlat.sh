@@ -1,0 +1,96 @@
+#!/bin/bash
+# Bench: single-flow throughput on a veth pair with txlat tracing on vs off, side by side; ratio.
+# Runs ethtune's probe when it exists, else iperf3. Rounds alternate off/on to cancel drift.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib/ktap.sh
+ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
+ROUNDS=${TXLAT_BENCH_ROUNDS:-4}
+SECS=${TXLAT_BENCH_SECS:-3}
+A=txlbench-a B=txlbench-b PORT=5391
+ktap_header "txlat bench: veth throughput, tracing on vs off"
+
+cleanup() {
+	ip netns pids $B 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+}
+if [ "$(id -u)" -ne 0 ]; then ktap_skip "txlat overhead" "needs root"; ktap_finish; exit; fi
+trap cleanup EXIT
+cleanup
+ip netns add $A && ip netns add $B &&
+ip link add txbench0 netns $A type veth peer name txbench1 netns $B &&
+ip -n $A addr add 198.18.78.1/30 dev txbench0 && ip -n $B addr add 198.18.78.2/30 dev txbench1 &&
+ip -n $A link set txbench0 up && ip -n $B link set txbench1 up &&
+ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; ktap_finish; exit 1; }
+
+if "$ETHTUNE" help 2>/dev/null | grep -q "ethtune probe"; then
+	ip netns exec $B "$ETHTUNE" serve --port $PORT >/dev/null 2>&1 &
+	LOAD="$ETHTUNE --json probe --peer 198.18.78.2 --port $PORT --duration $SECS"
+	TOOL=probe
+else
+	ip netns exec $B iperf3 -s -p $PORT >/dev/null 2>&1 &
+	LOAD="iperf3 -J -c 198.18.78.2 -p $PORT -t $SECS"
+	TOOL=iperf3
+fi
+sleep 0.5
+OUT=$(mktemp -d)
+
+# Gbit/s from the load's JSON (iperf3: received sum; probe: first throughput-like number).
+gbps() {
+	python3 - "$1" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("nan"); sys.exit()
+if "end" in d:
+    print(d["end"]["sum_received"]["bits_per_second"] / 1e9); sys.exit()
+def find(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k in ("throughput_bps", "bits_per_second", "bps") and isinstance(v, (int, float)):
+                return v
+            r = find(v)
+            if r is not None:
+                return r
+    if isinstance(o, list):
+        for v in o:
+            r = find(v)
+            if r is not None:
+                return r
+print(find(d) / 1e9 if find(d) else "nan")
+PY
+}
+
+run_off() { ip netns exec $A $LOAD >"$OUT/$1.json" 2>/dev/null; }
+run_on() {
+	"$ETHTUNE" --netns $A --json txlat txbench0 --load-cmd "$LOAD > $OUT/$1.json" \
+		>"$OUT/$1.txlat.json" 2>"$OUT/$1.err"
+}
+offs=() ons=()
+for i in $(seq 1 "$ROUNDS"); do
+	if [ $((i % 2)) -eq 1 ]; then run_off off$i; run_on on$i; else run_on on$i; run_off off$i; fi
+	offs+=("$(gbps "$OUT/off$i.json")") ons+=("$(gbps "$OUT/on$i.json")")
+	ktap_diag "round $i: off $(printf %.2f "${offs[-1]}") Gbit/s, on $(printf %.2f "${ons[-1]}") Gbit/s"
+done
+if ! [ -s "$OUT/on1.txlat.json" ]; then
+	ktap_fail "txlat ran during the load"; sed 's/^/# /' "$OUT/on1.err"
+else
+	ktap_ok "txlat ran during the load ($TOOL)"
+fi
+res=$(python3 - "${offs[*]}" "${ons[*]}" <<'PY'
+import statistics, sys, math
+off = [float(x) for x in sys.argv[1].split() if x != "nan"]
+on = [float(x) for x in sys.argv[2].split() if x != "nan"]
+if not off or not on:
+    print("nan nan nan"); sys.exit()
+a, b = statistics.median(off), statistics.median(on)
+print(f"{a:.2f} {b:.2f} {b / a:.3f}")
+PY
+)
+read -r moff mon ratio <<<"$res"
+echo "# txlat bench: median off $moff Gbit/s, on $mon Gbit/s, ratio on/off $ratio (target >= 0.95)"
+if [ "$ratio" = nan ]; then ktap_fail "throughput measured"; else ktap_ok "throughput ratio on/off $ratio"; fi
+rm -rf "$OUT"
+ktap_finish

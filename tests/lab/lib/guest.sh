@@ -1,0 +1,52 @@
+# Guest-side helpers for lab tests (source inside the guest): namespaces around wired pairs, iperf3.
+LAB_NS_A=lab-a
+LAB_NS_B=lab-b
+
+# lab_split DEV_A DEV_B [SUBNET]: DEV_A into netns lab-a as 198.18.SUBNET.1, DEV_B into lab-b as .2.
+lab_split() {
+	local a=$1 b=$2 n=${3:-0} i
+	lab_unsplit
+	ip netns add $LAB_NS_A && ip netns add $LAB_NS_B || return 1
+	ip link set "$a" netns $LAB_NS_A && ip link set "$b" netns $LAB_NS_B || return 1
+	ip -n $LAB_NS_A addr add 198.18.$n.1/24 dev "$a"
+	ip -n $LAB_NS_B addr add 198.18.$n.2/24 dev "$b"
+	ip -n $LAB_NS_A link set lo up; ip -n $LAB_NS_B link set lo up
+	ip -n $LAB_NS_A link set "$a" up; ip -n $LAB_NS_B link set "$b" up
+	for i in $(seq 50); do
+		ip netns exec $LAB_NS_A ping -c1 -W1 198.18.$n.2 >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "lab_split: no ping across $a/$b" >&2
+	return 1
+}
+
+# lab_unsplit: deletes the namespaces; their devices return to the initial namespace.
+lab_unsplit() {
+	local ns
+	for ns in $LAB_NS_A $LAB_NS_B; do
+		ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del $ns 2>/dev/null
+	done
+	sleep 0.3
+	return 0
+}
+
+# lab_iperf SECONDS [iperf3 client options...]: one flow lab-a -> lab-b; prints Mbit/s received.
+lab_iperf() {
+	local t=$1 out; shift
+	ip netns exec $LAB_NS_B iperf3 -s -1 -D -B 198.18.${LAB_SUBNET:-0}.2 >/dev/null 2>&1
+	sleep 0.5
+	out=$(ip netns exec $LAB_NS_A timeout $((t + 20)) iperf3 -c 198.18.${LAB_SUBNET:-0}.2 -t "$t" -J "$@" 2>&1)
+	printf '%s' "$out" | python3 -c '
+import json, sys
+try:
+    j = json.load(sys.stdin)
+    print("%.1f" % (j["end"]["sum_received"]["bits_per_second"] / 1e6))
+except Exception as e:
+    print("iperf3 failed: %s" % e, file=sys.stderr); sys.exit(1)'
+}
+
+# lab_dmesg_bad: prints kernel log lines that mean a driver bug (WARNING, BUG, leaks, lockdep).
+lab_dmesg_bad() {
+	dmesg | grep -E 'WARNING:|BUG:|BUG |kmemleak|Oops|general protection|unreferenced object|refcount_t|inconsistent lock|possible recursive locking|circular locking|unregister_netdevice: waiting' 
+}
