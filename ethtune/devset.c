@@ -57,9 +57,11 @@ static int set_object(const char *dev, const struct et_object *obj, int argc, ch
 	}
 	ret = obj_get(&ns, obj, dev, &cur);
 	if (ret) {
-		snprintf(err, errlen, "%s %s: cannot read %s: %s", obj->name, dev, obj->name,
-			 ret == -EOPNOTSUPP ? "the device does not support it" :
-					      nl_strerror(&ns, ret));
+		if (ret == -EOPNOTSUPP)
+			snprintf(err, errlen, "%s does not support %s parameters", dev, obj->name);
+		else
+			snprintf(err, errlen, "cannot read %s of %s: %s", obj->name, dev,
+				 nl_strerror(&ns, ret));
 		goto out;
 	}
 	ret = obj_parse_changes(obj, &cur, argc, argv, ch, &n, err, errlen);

@@ -84,8 +84,14 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	/* Temporary changes of an ethtune that was killed are undone by the next run. */
-	if (strcmp(argv[0], "restore"))
+	if (strcmp(argv[0], "restore")) {
+		const char *ns = et_opts.netns;
+
+		/* Still in the namespace we started in: entries name their own namespace. */
+		et_opts.netns = NULL;
 		journal_restore(NULL, true, NULL, NULL);
+		et_opts.netns = ns;
+	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[0], commands[i].name))
 			return commands[i].fn(argc, argv);

@@ -99,8 +99,8 @@ int probe_cfg_check(const struct probe_cfg *c, char *err, size_t errlen)
 	else if (c->conf_level && !(c->conf_level >= 50 && c->conf_level < 100))
 		snprintf(err, errlen, "confidence level %g%% out of range 50..99.99",
 			 c->conf_level);
-	else if (c->conf_level && !(c->conf_width > 0 && c->conf_width <= 100))
-		snprintf(err, errlen, "confidence width %g%% out of range 0..100", c->conf_width);
+	else if (c->conf_level && !(c->conf_width > 0 && c->conf_width <= 1000))
+		snprintf(err, errlen, "confidence width %g%% out of range 0..1000", c->conf_width);
 	else if (c->cpu_local >= ncpu)
 		snprintf(err, errlen, "local cpu %d does not exist (%ld CPUs)", c->cpu_local, ncpu);
 	else if (c->bind_dev && !if_nametoindex(c->bind_dev))

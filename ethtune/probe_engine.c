@@ -459,6 +459,8 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 		if (ms > 250)
 			ms = 250;
 		r = poll(&p, ctl_fd >= 0 ? 1 : 0, ms);
+		if (r > 0 && e->ctl_ends_window)
+			return 1;
 		if (r > 0) {
 			snprintf(err, errlen, "control connection became readable mid-test");
 			return -ECONNABORTED;
@@ -491,11 +493,12 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 	/* tcp_info of the bulk sender, or of the rr requester. */
 	bool sender = eng_is_sender(e) || (e->test == PROBE_RR && e->client);
 	unsigned int i;
-	int r;
+	int r, early;
 
 	r = wait_until(e, wa, ctl_fd, t0, total, err, errlen);
-	if (r)
+	if (r < 0)
 		return r;
+	early = r;
 	if (e->mark)
 		e->mark(e->mark_arg, 0);
 	cpu_snap(&ca);
@@ -514,8 +517,8 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 		}
 	}
 	STORE(e->measuring, 1);
-	r = wait_until(e, wb, ctl_fd, t0, total, err, errlen);
-	if (r)
+	r = early ? 1 : wait_until(e, wb, ctl_fd, t0, total, err, errlen);
+	if (r < 0)
 		return r;
 	tb = now_ns();
 	for (i = 0; i < e->flows; i++) {

@@ -45,6 +45,7 @@ struct eng {
 	struct sockaddr_storage peer;	/* crr client: where to connect */
 	socklen_t peer_len;
 	int stop, measuring;	/* read relaxed by workers */
+	bool ctl_ends_window;	/* serve: a message from the client ends the window early */
 	/* Called at the window start (0) and end (1), e.g. for device counters. */
 	void (*mark)(void *arg, int phase);
 	void *mark_arg;

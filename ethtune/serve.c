@@ -122,6 +122,7 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 
 	probe_test_parse(test, &e.test);
 	e.client = false;
+	e.ctl_ends_window = true;
 	e.flows = json_integer_value(json_object_get(setup, "flows"));
 	e.msg_size = json_integer_value(json_object_get(setup, "msg_size"));
 	e.cpu = json_integer_value(json_object_get(setup, "cpu"));

@@ -218,6 +218,7 @@ static void sum_q(struct txlat_q *dst, const struct txlat_q *src)
 	for (i = 0; i < TXLAT_C_NCTR; i++)
 		dst->st.c[i] += src->st.c[i];
 	for (k = 0; k < TXLAT_H_NKINDS; k++) {
+		dst->st.sum_ns[k] += src->st.sum_ns[k];
 		if (src->st.max_ns[k] > dst->st.max_ns[k])
 			dst->st.max_ns[k] = src->st.max_ns[k];
 		for (i = 0; i < TXLAT_NBUCKETS; i++)
@@ -250,6 +251,8 @@ static int read_maps(struct txlat_bpf *s, struct txlat_run *r)
 
 			for (i = 0; i < TXLAT_C_NCTR; i++)
 				tq->st.c[i] += st->c[i];
+			for (i = 0; i < TXLAT_H_NKINDS; i++)
+				tq->st.sum_ns[i] += st->sum_ns[i];
 			for (i = 0; i < TXLAT_H_NKINDS; i++)
 				if (st->max_ns[i] > tq->st.max_ns[i])
 					tq->st.max_ns[i] = st->max_ns[i];
@@ -570,15 +573,19 @@ static void print_us(const char *key, const char *fmt, uint64_t ns)
 	print_float(PRINT_ANY, key, fmt, ns / 1000.0);
 }
 
-static void print_quantiles(const struct txlat_hist *h, uint64_t max_ns)
+static void print_quantiles(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns)
 {
-	if (!txlat_hist_count(h)) {
+	uint64_t n = txlat_hist_count(h);
+
+	if (!n) {
+		print_na("mean_us", " mean %s");
 		print_na("p50_us", " p50 %s");
 		print_na("p90_us", " p90 %s");
 		print_na("p99_us", " p99 %s");
 		print_na("max_us", " max %s");
 		return;
 	}
+	print_us("mean_us", " mean %.1f us", sum_ns / n);
 	print_us("p50_us", " p50 %.1f us", txlat_hist_quantile(h, 0.50));
 	print_us("p90_us", " p90 %.1f us", txlat_hist_quantile(h, 0.90));
 	print_us("p99_us", " p99 %.1f us", txlat_hist_quantile(h, 0.99));
@@ -641,7 +648,7 @@ static void print_queue(const struct txlat_q *q, int idx, bool hist, const char 
 	print_uint(PRINT_JSON, "consumed", NULL, c[TXLAT_C_CONSUMED]);
 	print_uint(PRINT_JSON, "kfreed", NULL, c[TXLAT_C_KFREED]);
 	print_uint(PRINT_JSON, "bytes", NULL, c[TXLAT_C_XMIT_BYTES]);
-	print_quantiles(&q->h[TXLAT_H_FREE], q->st.max_ns[TXLAT_H_FREE]);
+	print_quantiles(&q->h[TXLAT_H_FREE], q->st.max_ns[TXLAT_H_FREE], q->st.sum_ns[TXLAT_H_FREE]);
 	print_nl();
 	if (hist)
 		print_log2(&q->h[TXLAT_H_FREE]);
@@ -736,7 +743,8 @@ static void print_tcp(const struct txlat_run *r, const char *completion)
 	open_json_object("wfree");
 	print_uint(PRINT_ANY, "count", "     xmit -> tcp_wfree: %llu skbs,",
 		   txlat_hist_count(&r->total.h[TXLAT_H_WFREE]));
-	print_quantiles(&r->total.h[TXLAT_H_WFREE], r->total.st.max_ns[TXLAT_H_WFREE]);
+	print_quantiles(&r->total.h[TXLAT_H_WFREE], r->total.st.max_ns[TXLAT_H_WFREE],
+			r->total.st.sum_ns[TXLAT_H_WFREE]);
 	print_nl();
 	close_json_object();
 	if (!owned && !orphaned)

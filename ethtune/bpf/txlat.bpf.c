@@ -67,6 +67,7 @@ static __always_inline void record(struct txlat_qstats *st, __u32 q, __u32 kind,
 	if (!h || idx >= TXLAT_NBUCKETS)
 		return;
 	h->slot[idx]++;
+	st->sum_ns[kind & 1] += ns;
 	if (ns > st->max_ns[kind & 1])
 		st->max_ns[kind & 1] = ns;
 }

@@ -40,6 +40,7 @@ enum txlat_ctr {
 struct txlat_qstats {
 	__u64 c[TXLAT_C_NCTR];
 	__u64 max_ns[TXLAT_H_NKINDS];
+	__u64 sum_ns[TXLAT_H_NKINDS];
 };
 
 struct txlat_hist {

@@ -13,7 +13,7 @@ lab_split() {
 	ip -n $LAB_NS_A link set lo up; ip -n $LAB_NS_B link set lo up
 	ip -n $LAB_NS_A link set "$a" up; ip -n $LAB_NS_B link set "$b" up
 	for i in $(seq 50); do
-		ip netns exec $LAB_NS_A ping -c1 -W1 198.18.$n.2 >/dev/null 2>&1 && return 0
+		ip netns exec $LAB_NS_A busybox ping -c1 -W1 198.18.$n.2 >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done
 	echo "lab_split: no ping across $a/$b" >&2

@@ -1,0 +1,69 @@
+/* Tuning profiles: parse, validate, match to a device, apply (journaled) and verify. */
+#ifndef ETHTUNE_PROFILE_H
+#define ETHTUNE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum prof_sect {
+	PS_NONE = -1,
+	PS_PROFILE,
+	PS_MATCH,
+	PS_COALESCE,
+	PS_RING,
+	PS_CHANNELS,
+	PS_SYSCTL,
+	PS_PROVENANCE,
+	PS_COUNT,
+};
+
+#define PROF_MAX_KV 96
+
+struct prof_kv {
+	int sect;	/* enum prof_sect */
+	int line;
+	char key[64];
+	char val[192];
+};
+
+struct profile {
+	char name[64];
+	char path[512];
+	unsigned int n;
+	struct prof_kv kv[PROF_MAX_KV];
+};
+
+/* What a profile's [match] is compared with. */
+struct prof_dev {
+	char dev[32];
+	char driver[32];
+	char fw[64];
+	char kernel[64];    /* uname -r */
+	bool pci;	    /* ids below are valid */
+	unsigned int vendor, device, sub_vendor, sub_device;
+};
+
+const char *prof_sect_name(int sect);
+/* Parse text (a whole file). name: the profile's name unless [profile] name overrides; origin
+ * names the file in errors. Checks section and key names against the tool's parameter tables,
+ * values, [match] syntax, [provenance]. On error one line "origin:LINE: ..." in err, -EINVAL. */
+int profile_parse(const char *text, const char *name, const char *origin, struct profile *p,
+		  char *err, size_t errlen);
+int profile_load(const char *path, struct profile *p, char *err, size_t errlen);
+/* NAME (searched in the profile path) or a path to a .profile file. */
+int profile_find(const char *name, struct profile *p, char *err, size_t errlen);
+/* Search path: ./profiles, $ETHTUNE_PROFILE_DIR, /usr/local/share/ethtune/profiles. Returns the
+ * number of directories written to dirs (at most max). */
+unsigned int profile_dirs(const char **dirs, unsigned int max);
+
+const char *profile_get(const struct profile *p, int sect, const char *key);
+unsigned int profile_count(const struct profile *p, int sect);
+
+/* -1: does not match; otherwise a specificity score (higher is more specific). */
+int profile_match(const struct profile *p, const struct prof_dev *d);
+/* Compare kernel release strings numerically ("6.1.0-13-amd64" vs "6.16"): <0, 0, >0. */
+int kver_cmp(const char *a, const char *b);
+/* Fill d from the device (ethtool drvinfo ioctl, sysfs PCI ids, uname). 0 or -errno. */
+int prof_dev_get(const char *dev, struct prof_dev *d);
+
+#endif

@@ -1,0 +1,64 @@
+#!/bin/bash
+# ethtune probe/serve on a veth pair between two namespaces: every test kind, seed workloads,
+# RR percentiles, confidence-loop stop reasons and the JSON environment snapshot.
+set -u
+. "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/probe_env.sh"
+trap pe_cleanup EXIT
+ktap_header "probe and serve on a veth pair"
+if [ "$(id -u)" -ne 0 ] || ! pe_setup basic; then
+	ktap_skip "probe tests" "needs root and network namespaces"; ktap_finish; exit 0
+fi
+if ! pe_serve $PE_B; then ktap_fail "serve starts in $PE_B"; ktap_finish; exit 1; fi
+ktap_ok "serve starts in $PE_B"
+P() { "$E" --netns $PE_A probe --peer $PE_IP_B "$@"; }
+J=$(mktemp /tmp/etp-json.XXXXXX)
+trap 'rm -f $J; pe_cleanup' EXIT
+# jcheck DESC PYEXPR PROBE-ARGS...: run with --json, assert the python expression on d.
+jcheck() {
+	local d=$1 expr=$2; shift 2
+	if ! P "$@" --json >"$J" 2>"$J.err"; then ktap_fail "$d"; sed 's/^/# /' "$J.err"; return; fi
+	if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['result']; assert $expr, 'assertion'" "$J" 2>"$J.err"; then
+		ktap_ok "$d"
+	else
+		ktap_fail "$d"; sed 's/^/# /' "$J.err" | tail -3
+	fi
+}
+jcheck "stream: summed throughput > 0" "r['throughput-mbps'] > 0 and len(r['flow-mbps']) == 1" \
+	--duration 1 --warmup 0.2
+jcheck "stream: sender tcp_info, buffers, cpu, device counters" \
+	"'retransmits' in r['sender-tcp-info'] and r['socket-buffers-end']['remote-rcvbuf'] > 0 and 'local-util-pct' in r['cpu'] and r['device-counters']['tx-bytes'] > 0" \
+	--duration 1 --warmup 0.2
+jcheck "maerts: receive direction measured, sender tcp_info from the peer" \
+	"r['throughput-mbps'] > 0 and 'rtt-us' in r['sender-tcp-info'] and r['device-counters']['rx-bytes'] > 0" \
+	--test maerts --duration 1 --warmup 0.2
+jcheck "rr 1 byte, pinned L,R: tps and latency p50/p90/p99/p99.9" \
+	"r['transactions-per-s'] > 0 and all(k in r['latency-us'] for k in ('p50','p90','p99','p99.9')) and r['latency-us']['p50'] <= r['latency-us']['p99.9']" \
+	--test rr --msg-size 1 --cpu 0,1 --nodelay --duration 1 --warmup 0.2
+jcheck "crr: transactions/s" "r['transactions-per-s'] > 0 and r['latency-us']['samples'] > 0" \
+	--test crr --msg-size 1 --duration 1 --warmup 0.2
+for rb in 8K 64K auto; do
+	jcheck "seed 000: 32 flows x 256 B, nodelay, rcvbuf $rb, maerts" \
+		"len(r['flow-mbps']) == 32 and r['throughput-mbps'] > 0 and min(r['flow-mbps']) >= 0" \
+		--test maerts --flows 32 --msg-size 256 --nodelay --rcvbuf $rb --sndbuf $rb --duration 1 --warmup 0.3
+done
+jcheck "seed 004: 64 KB sends, cc reno" "r['throughput-mbps'] > 0" --msg-size 64K --cc reno --duration 1 --warmup 0.2
+jcheck "bind-dev: device counters of $PE_VA" "r['device-counters']['dev'] == '$PE_VA'" \
+	--bind-dev $PE_VA --duration 1 --warmup 0.2
+jcheck "confidence: wide target stops as confidence-reached" \
+	"r['confidence']['stop-reason'] == 'confidence-reached' and r['confidence']['iterations'] == 2" \
+	--iterations 2,4 --confidence 50,200 --duration 0.5 --warmup 0.1
+jcheck "confidence: impossible target stops as max-iterations" \
+	"r['confidence']['stop-reason'] == 'max-iterations' and len(r['iterations']) == 3 and r['confidence']['width-pct'] > 1e-6" \
+	--iterations 2,3 --confidence 99,0.000001 --duration 0.5 --warmup 0.1
+jcheck "json: config, kernel, sysctls, device snapshot" \
+	"d['config']['test'] == 'stream' and d['environment']['kernel'] and 'net.ipv4.tcp_rmem' in d['environment']['sysctls'] and d['environment']['device']['name'] == '$PE_VA'" \
+	--duration 0.5 --warmup 0.1
+out=$(P --duration 0.5 --warmup 0.1 2>&1)
+if [ "$(printf '%s\n' "$out" | head -1 | cut -d' ' -f1-2)" = "probe stream" ] && printf '%s\n' "$out" | grep -q '^throughput:'; then
+	ktap_ok "text: effective configuration first, then results"
+else
+	ktap_fail "text: effective configuration first, then results"; printf '%s\n' "$out" | sed 's/^/# /'
+fi
+ktap_check "serve still alive after all runs" kill -0 $PE_SERVE_PID
+ktap_finish
