@@ -68,3 +68,8 @@ clean:
 
 .PHONY: all unit deps check lab-check bench install format clean
 .SECONDARY:
+
+# The main job against the built-in lab (see README).
+demo: all
+	./tests/lab/demo.sh
+.PHONY: demo

@@ -21,6 +21,7 @@ static const struct et_cmd commands[] = {
 	  "            [--cpu L,R] [--iterations MIN,MAX] [--confidence LEVEL,WIDTH] [--bind-dev DEV]" },
 	{ "txlat", cmd_txlat, "txlat DEV [--duration S] [--load PROBE-ARGS | --load-cmd CMD] [--backend B]" },
 	{ "model", cmd_model, "model --rate RATE --tsq BYTES --tx-usecs US [--mtu N] [--gso-size B] [--rtt US]" },
+	{ "profile", cmd_profile, "profile list | show NAME | match DEV | apply DEV [NAME] | verify DEV [NAME]" },
 	{ "rdma", cmd_rdma,
 	  "rdma list | caps [IBDEV] | probe IBDEV [--msg-size B] [--depth D] [--iters N]\n"
 	  "            [--cq-count N --cq-period US] [--sweep] [--poll] [--port N] [--gid-index N]" },
