@@ -286,6 +286,16 @@ bad_sysctl:
 	return -EINVAL;
 }
 
+static bool valid_name(const char *s)
+{
+	if (!*s || strlen(s) > 60)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
 const char *profile_get(const struct profile *p, int sect, const char *key)
 {
 	unsigned int i;
@@ -398,8 +408,14 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 		p->n++;
 	}
 	nm = profile_get(p, PS_PROFILE, "name");
-	if (nm)
-		snprintf(p->name, sizeof(p->name), "%s", nm);
+	if (nm) {
+		if (!valid_name(nm)) {
+			snprintf(err, errlen, "%s: invalid profile name '%s' (letters, digits, - _ .)",
+				 origin, nm);
+			return -EINVAL;
+		}
+		memmove(p->name, nm, strlen(nm) + 1);
+	}
 	if (!p->name[0]) {
 		snprintf(err, errlen, "%s: profile has no name", origin);
 		return -EINVAL;
@@ -487,16 +503,6 @@ unsigned int profile_dirs(const char **dirs, unsigned int max)
 	if (n < max)
 		dirs[n++] = "/usr/local/share/ethtune/profiles";
 	return n;
-}
-
-static bool valid_name(const char *s)
-{
-	if (!*s || strlen(s) > 60)
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
-			return false;
-	return true;
 }
 
 int profile_find(const char *name, struct profile *p, char *err, size_t errlen)
@@ -638,7 +644,7 @@ int prof_dev_get(const char *dev, struct prof_dev *d)
 	snprintf(d->driver, sizeof(d->driver), "%s", di.driver);
 	snprintf(d->fw, sizeof(d->fw), "%s", di.fw);
 	if (!uname(&u))
-		snprintf(d->kernel, sizeof(d->kernel), "%s", u.release);
+		snprintf(d->kernel, sizeof(d->kernel), "%.63s", u.release);
 	d->pci = !read_hex(dev, "vendor", &d->vendor) && !read_hex(dev, "device", &d->device);
 	if (d->pci) {
 		read_hex(dev, "subsystem_vendor", &d->sub_vendor);

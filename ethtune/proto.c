@@ -208,7 +208,7 @@ int proto_parse(const char *buf, size_t len, json_t **out, char *err, size_t err
 	}
 	/* Errors cross versions so that a mismatch can be explained by either end. */
 	if (json_integer_value(v) != proto_version() && type != PM_ERROR) {
-		snprintf(err, errlen, "protocol version %lld, we speak %d",
+		snprintf(err, errlen, "protocol version %lld not supported (speaking %d)",
 			 (long long)json_integer_value(v), proto_version());
 		json_decref(m);
 		return -EPROTONOSUPPORT;

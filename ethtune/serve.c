@@ -240,8 +240,16 @@ static int session(int ctl, const struct sockaddr_storage *peer)
 	addr_str(peer, who, sizeof(who));
 	r = proto_recv(ctl, PROTO_HELLO_TIMEOUT_MS, PM_HELLO, &m, err, sizeof(err));
 	if (r < 0) {
-		if (r != -ECONNRESET && r != -EREMOTEIO)
-			send_error(ctl, r == -EPROTONOSUPPORT ? "version" : "protocol", err);
+		if (r == -EPROTONOSUPPORT) {
+			char m2[300];
+
+			snprintf(m2, sizeof(m2),
+				 "version mismatch: %s; run the same ethtune release on both ends",
+				 err);
+			send_error(ctl, "version", m2);
+		} else if (r != -ECONNRESET && r != -EREMOTEIO) {
+			send_error(ctl, "protocol", err);
+		}
 		et_warn("client %s: %s", who, err);
 		return 1;
 	}

@@ -26,6 +26,7 @@ if [ -z "${LAB_GUEST:-}" ]; then	# host: run this very file inside the guest
 		"ok "*) d=${l#ok }; ktap_ok "${d#* }" ;;
 		"not ok "*) d=${l#not ok }; ktap_fail "${d#* }" ;;
 		"KTAP version"*|"1.."*) ;;
+		"# "*) ktap_diag "${l#\# }" ;;
 		*) ktap_diag "$l" ;;
 		esac
 	done <<<"$out"

@@ -1,0 +1,115 @@
+#!/bin/bash
+# Host tests of ethtune txlat on a veth pair in namespaces of its own: the report runs, labels the
+# free as receiver-side, every backend loads, and bad input fails with one clear line.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib/ktap.sh
+ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
+A=txlns-a B=txlns-b PORT=5393
+ktap_header "txlat on a host veth pair"
+
+cleanup() {
+	ip netns pids $B 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+}
+if [ "$(id -u)" -ne 0 ]; then ktap_skip "txlat host tests" "needs root"; ktap_finish; exit; fi
+if [ ! -r /sys/kernel/btf/vmlinux ]; then ktap_skip "txlat host tests" "kernel has no BTF"; ktap_finish; exit; fi
+trap cleanup EXIT
+cleanup
+ip netns add $A && ip netns add $B &&
+ip link add txlns0 netns $A type veth peer name txlns1 netns $B &&
+ip -n $A addr add 198.18.79.1/30 dev txlns0 && ip -n $B addr add 198.18.79.2/30 dev txlns1 &&
+ip -n $A link set txlns0 up && ip -n $B link set txlns1 up &&
+ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; ktap_finish; exit 1; }
+ip netns exec $B iperf3 -s -p $PORT >/dev/null 2>&1 &
+sleep 0.5
+LOAD="iperf3 -c 198.18.79.2 -p $PORT -t 2"
+OUT=$(mktemp -d)
+
+# jq-like checks on the JSON report: jcheck FILE PYTHON-EXPR (d is the document).
+jcheck() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+
+"$ETHTUNE" --netns $A --json txlat txlns0 --load-cmd "$LOAD" >"$OUT/r.json" 2>"$OUT/r.err"
+rc=$?
+if [ $rc -eq 0 ] && jcheck "$OUT/r.json" 'd["queues"][0]["xmit"] > 100'; then
+	ktap_ok "JSON report with skbs traced under load"
+else
+	ktap_fail "JSON report with skbs traced under load (status $rc)"; sed 's/^/# /' "$OUT/r.err" "$OUT/r.json" | head -20
+fi
+if jcheck "$OUT/r.json" 'd["free_is"] == "receiver" and d["kind"] == "veth"'; then
+	ktap_ok "veth free labelled receiver-side"
+else
+	ktap_fail "veth free labelled receiver-side"
+fi
+if jcheck "$OUT/r.json" 'd["queues"][0]["freed"] > 0 and 0 < d["queues"][0]["p50_us"] <= d["queues"][0]["p99_us"] <= d["queues"][0]["max_us"]'; then
+	ktap_ok "percentiles ordered (p50 <= p99 <= max)"
+else
+	ktap_fail "percentiles ordered (p50 <= p99 <= max)"
+fi
+if jcheck "$OUT/r.json" 'd["tcp"]["owned_at_xmit"] > 0 and d["tcp"]["verdict"] in ("orphaning", "owned")'; then
+	ktap_ok "TCP ownership counted"
+else
+	ktap_fail "TCP ownership counted"
+fi
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); q=d['queues'][0]; print('# veth: xmit %d freed %d p50 %.1f us p99 %.1f us; tcp %s' % (q['xmit'], q['freed'], q['p50_us'], q['p99_us'], d['tcp']['verdict']))" "$OUT/r.json" 2>/dev/null
+
+"$ETHTUNE" --netns $A txlat txlns0 --duration 2 --load-cmd "$LOAD" >"$OUT/t.txt" 2>&1
+if grep -q 'receiver-side' "$OUT/t.txt" && grep -q '^  tx-0 ' "$OUT/t.txt"; then
+	ktap_ok "text report says receiver-side"
+else
+	ktap_fail "text report says receiver-side"; sed 's/^/# /' "$OUT/t.txt" | head -20
+fi
+
+for b in raw tracepoint; do
+	# tracefs may get mounted by the tool: do it in a private mount namespace
+	unshare -m "$ETHTUNE" --netns $A --json txlat txlns0 --backend $b --load-cmd "$LOAD" \
+		>"$OUT/$b.json" 2>"$OUT/$b.err"
+	if jcheck "$OUT/$b.json" "d['backend'] == '$b' and d['queues'][0]['freed'] > 0"; then
+		ktap_ok "backend $b traces"
+	elif grep -q "tracefs" "$OUT/$b.err"; then
+		ktap_ok "backend $b: clear tracefs message"; sed 's/^/#   /' "$OUT/$b.err"
+	else
+		ktap_fail "backend $b traces"; sed 's/^/# /' "$OUT/$b.err" | head -5
+	fi
+done
+
+ping -c 20 -i 0.05 -q 127.0.0.1 >/dev/null 2>&1 &
+"$ETHTUNE" --json txlat lo --duration 1 >"$OUT/lo.json" 2>"$OUT/lo.err"
+wait
+if jcheck "$OUT/lo.json" 'd["free_is"] == "receiver"'; then
+	ktap_ok "loopback free labelled receiver-side"
+else
+	ktap_fail "loopback free labelled receiver-side"; sed 's/^/# /' "$OUT/lo.err"
+fi
+
+expect() {	# expect DESC STATUS GREP CMD...: exit status and a stderr line naming the problem
+	local d=$1 want=$2 pat=$3 out rc; shift 3
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq "$want" ] && printf '%s' "$out" | grep -q -- "$pat" && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ]; then
+		ktap_ok "$d"; printf '%s\n' "$out" | sed 's/^/#   /'
+	else
+		ktap_fail "$d (status $rc, want $want)"; printf '%s\n' "$out" | sed 's/^/# /'
+	fi
+}
+expect "unknown device" 1 "txlns-nodev" "$ETHTUNE" --netns $A txlat txlns-nodev --duration 1
+expect "device in another namespace" 1 "txlns0" "$ETHTUNE" txlat txlns0 --duration 1
+expect "missing device" 2 "missing device" "$ETHTUNE" txlat
+expect "bad duration" 2 "duration" "$ETHTUNE" txlat lo --duration -3
+expect "unknown backend" 2 "backend" "$ETHTUNE" txlat lo --backend foo
+expect "unknown option" 2 "--frobnicate" "$ETHTUNE" txlat lo --frobnicate
+if command -v setpriv >/dev/null; then
+	expect "no privilege (capabilities dropped)" 1 "root" \
+		setpriv --bounding-set -all --inh-caps -all "$ETHTUNE" txlat lo --duration 1
+elif command -v capsh >/dev/null; then
+	expect "no privilege (capabilities dropped)" 1 "root" \
+		capsh --drop=cap_sys_admin,cap_bpf,cap_perfmon -- -c "$ETHTUNE txlat lo --duration 1"
+else
+	ktap_skip "no privilege" "neither setpriv nor capsh"
+fi
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+	expect "no privilege (user nobody)" 1 "root" \
+		setpriv --reuid nobody --regid nogroup --clear-groups "$ETHTUNE" txlat lo --duration 1
+fi
+rm -rf "$OUT"
+ktap_finish
