@@ -57,21 +57,24 @@ static const struct drv_pathology virtio_paths[] = {
 
 /* ---- mlx5_core ---- */
 static const struct drv_param mlx5_params[] = {
-	{ "tx-usecs", "TX CQ moderation period", "us", "1 us, max 4095", "16",
-	  "en/params: MLX5E_PARAMS_DEFAULT_TX_CQ_MODERATION_USEC 0x10" },
+	{ "tx-usecs", "TX CQ moderation period", "us", "1 us, max 4095 (cq_period)", "16 (16 in CQE mode)",
+	  "en.h MLX5E_PARAMS_DEFAULT_TX_CQ_MODERATION_USEC 0x10; include/linux/mlx5/cq.h" },
 	{ "tx-frames", "TX CQ moderation count (CQEs)", "frames", "max 65535", "32",
 	  "MLX5E_PARAMS_DEFAULT_TX_CQ_MODERATION_PKTS 0x20" },
 	{ "cqe-mode-tx", "off = EQE mode (timer from the last interrupt), on = CQE mode (timer "
-	  "restarts on every CQE); also priv flag tx_cqe_moder", "on|off", NULL, "off",
+	  "restarts on every CQE); same as priv flag tx_cqe_moder", "on|off", NULL, "off",
 	  "48bfc39791b8 net/mlx5e: Set EQE based as default TX interrupt moderation mode" },
 	{ "adaptive-tx", "TX DIM: moderation profile chosen at run time", "on|off", NULL,
 	  "on where the device supports CQ moderation", "en_main.c mlx5e_build_nic_params" },
 };
 static const struct drv_pathology mlx5_paths[] = {
-	{ "CQE-mode TX moderation restarts the timer with every completion; with 64 KB TSO skbs a "
-	  "TSQ-limited flow waits a full period per window and stalls",
-	  "cqe-mode-tx off (EQE mode, the default since 48bfc39791b8)",
-	  "48bfc39791b8" },
+	{ "CQE-mode TX moderation (0088cbbc4b66) restarts the timer with every completion; with "
+	  "64 KB TSO skbs a TSQ-limited flow waits a full period per window and stalls",
+	  "cqe-mode-tx off / priv flag tx_cqe_moder off (EQE mode, the default since 48bfc39791b8)",
+	  "48bfc39791b8; 9908aa292971 (CQE based moderation)" },
+	{ "toggling adaptive-tx resets tx-usecs/tx-frames to the mode's defaults",
+	  "set adaptive-tx first, then tx-usecs/tx-frames (profiles apply coalesce in one request)",
+	  "ebeaf084ad5c net/mlx5e: Properly set default values when disabling adaptive moderation" },
 };
 
 /* ---- mlx4_en ---- */

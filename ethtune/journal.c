@@ -18,6 +18,7 @@
 #include "journal.h"
 
 static bool temp_mode;
+static int temp_owner; /* pid that owns temporary entries; 0: this process */
 static char journal_file[512];
 
 const char *journal_path(void)
@@ -119,7 +120,7 @@ int journal_record(const struct journal_entry *in)
 		e.time = (long long)time(NULL);
 	if (temp_mode && !e.temp) {
 		e.temp = true;
-		e.pid = getpid();
+		e.pid = temp_owner ? temp_owner : getpid();
 	}
 	fd = open_locked(O_WRONLY | O_CREAT | O_APPEND);
 	if (fd < 0)
@@ -467,6 +468,13 @@ int journal_temp_end(void)
 		et_warn("%d temporary change(s) could not be restored; see 'ethtune restore --list'",
 			kept);
 	return ret;
+}
+
+int journal_temp_adopt(int owner)
+{
+	temp_mode = true;
+	temp_owner = owner;
+	return 0;
 }
 
 bool journal_temp_active(void)

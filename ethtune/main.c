@@ -14,6 +14,7 @@ static const struct et_cmd commands[] = {
 	  "            priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N |\n"
 	  "            gso-ipv4-max-size N | txqueuelen N  [--for SECONDS]" },
 	{ "restore", cmd_restore, "restore [DEV] [--list]" },
+	{ "sweep", cmd_sweep, "sweep tsq|mtu|coalesce DEV --peer ADDR[:PORT] ..." },
 	{ "serve", cmd_serve, "serve [--bind ADDR] [--port P] [--once]" },
 	{ "probe", cmd_probe,
 	  "probe --peer ADDR[:PORT] [--test stream|maerts|rr|crr] [--duration S] [--warmup S]\n"

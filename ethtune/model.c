@@ -314,7 +314,22 @@ int model_predict(const struct model_in *in, struct model_out *out)
 {
 	int ret = model_derive(in, out);
 
-	return ret ? ret : simulate(in, out);
+	if (ret)
+		return ret;
+	ret = simulate(in, out);
+	if (ret)
+		return ret;
+	if (out->stalled)
+		out->limited_by = "stall";
+	else if (out->frac >= 0.95)
+		out->limited_by = "line-rate";
+	else if (in->rtt_us >= 0 && in->one_skb_exception && out->tput_bps > out->sw_bps * 1.05)
+		out->limited_by = "ack-clock";
+	else if (fabs(out->tput_bps / out->sw_bps - 1) < 0.05)
+		out->limited_by = "tx-completion (batch)";
+	else
+		out->limited_by = "tx-completion";
+	return 0;
 }
 
 double model_max_tx_usecs(const struct model_in *in, double frac)
@@ -708,8 +723,9 @@ int cmd_model(int argc, char **argv)
 	print_float(PRINT_JSON, "goodput-max-bps", NULL, o.goodput_max_bps);
 	print_float(PRINT_FP, NULL, "max goodput at line rate %.2f Gbit/s\n", o.goodput_max_bps / 1e9);
 	print_float(PRINT_JSON, "throughput-bps", NULL, o.tput_bps);
-	print_float(PRINT_FP, NULL, "predicted single-flow goodput %.2f Gbit/s", o.tput_bps / 1e9);
+	print_float(PRINT_FP, NULL, "predicted single-flow goodput %.3g Gbit/s", o.tput_bps / 1e9);
 	print_float(PRINT_ANY, "fraction", " (%.0f%% of max)\n", o.frac * (is_json_context() ? 1 : 100));
+	print_string(PRINT_ANY, "limited-by", "limited by: %s\n", o.limited_by);
 	print_float(PRINT_JSON, "stop-and-wait-bps", NULL, o.sw_bps);
 	print_float(PRINT_FP, NULL, "closed-form stop-and-wait %.2f Gbit/s\n", o.sw_bps / 1e9);
 	print_bool(PRINT_ANY, "stalled", o.stalled ? "stalled: completions never come without a "
@@ -717,7 +733,11 @@ int cmd_model(int argc, char **argv)
 	print_float(PRINT_ANY, "target", "target %.0f%%", target * (is_json_context() ? 1 : 100));
 	if (max_us < 0)
 		print_na("max-tx-usecs", ": largest tx-usecs %s (not reachable even at 0)\n");
-	else
+	else if (max_us >= 1e5) {
+		print_float(PRINT_JSON, "max-tx-usecs", NULL, max_us);
+		print_bool(PRINT_ANY, "max-tx-usecs-unbounded",
+			   ": any tx-usecs (>= 100000 us still reaches it)\n", true);
+	} else
 		print_float(PRINT_ANY, "max-tx-usecs", ": largest tx-usecs %.1f\n", max_us);
 	if (min_tsq)
 		print_uint(PRINT_ANY, "min-tsq", "smallest tcp_limit_output_bytes for the target at "

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -612,17 +613,42 @@ int profile_match(const struct profile *p, const struct prof_dev *d)
 	return score;
 }
 
-static int read_hex(const char *dev, const char *file, unsigned int *out)
+static int read_hex(const char *dir, const char *file, unsigned int *out)
 {
-	char path[256], buf[32];
+	char path[PATH_MAX + 32], buf[32];
 	int ret;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device/%s", dev, file);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	ret = read_file_str(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	*out = (unsigned int)strtoul(buf, NULL, 16);
 	return 0;
+}
+
+/* The PCI function behind a netdev: its device, or the nearest PCI ancestor (virtio). */
+static bool pci_dir(const char *dev, char *dir, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX], sub[PATH_MAX + 16], bus[PATH_MAX];
+	int depth;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", dev);
+	if (!realpath(path, real))
+		return false;
+	for (depth = 0; depth < 4; depth++) {
+		char *slash;
+
+		snprintf(sub, sizeof(sub), "%s/subsystem", real);
+		if (realpath(sub, bus) && !strcmp(strrchr(bus, '/') ?: bus, "/pci")) {
+			snprintf(dir, len, "%s", real);
+			return true;
+		}
+		slash = strrchr(real, '/');
+		if (!slash || slash == real)
+			break;
+		*slash = '\0';
+	}
+	return false;
 }
 
 int prof_dev_get(const char *dev, struct prof_dev *d)
@@ -639,16 +665,22 @@ int prof_dev_get(const char *dev, struct prof_dev *d)
 		return ret;
 	ret = drvinfo_get(&ns, dev, &di);
 	nl_close(&ns);
-	if (ret)
+	if (ret == -ENODEV)
 		return ret;
-	snprintf(d->driver, sizeof(d->driver), "%s", di.driver);
-	snprintf(d->fw, sizeof(d->fw), "%s", di.fw);
+	/* Devices without driver info (lo) match only pci-less, driver-less profiles: none. */
+	snprintf(d->driver, sizeof(d->driver), "%s", ret ? "" : di.driver);
+	snprintf(d->fw, sizeof(d->fw), "%s", ret ? "" : di.fw);
 	if (!uname(&u))
 		snprintf(d->kernel, sizeof(d->kernel), "%.63s", u.release);
-	d->pci = !read_hex(dev, "vendor", &d->vendor) && !read_hex(dev, "device", &d->device);
-	if (d->pci) {
-		read_hex(dev, "subsystem_vendor", &d->sub_vendor);
-		read_hex(dev, "subsystem_device", &d->sub_device);
+	{
+		char dir[PATH_MAX];
+
+		d->pci = pci_dir(dev, dir, sizeof(dir)) && !read_hex(dir, "vendor", &d->vendor) &&
+			 !read_hex(dir, "device", &d->device);
+		if (d->pci) {
+			read_hex(dir, "subsystem_vendor", &d->sub_vendor);
+			read_hex(dir, "subsystem_device", &d->sub_device);
+		}
 	}
 	return 0;
 }
@@ -735,7 +767,8 @@ static int list_cb(struct profile *p, void *ctx)
 	if (pci)
 		print_string(PRINT_ANY, "pci", "pci %s ", pci);
 	print_string(PRINT_ANY, "kind", "%s", prof_kind(p));
-	print_bool(PRINT_JSON, "unmeasured", NULL, strcmp(prof_kind(p), "measured") != 0);
+	print_bool(PRINT_ANY, "unmeasured", strcmp(prof_kind(p), "measured") ? ", unmeasured" : NULL,
+		   strcmp(prof_kind(p), "measured") != 0);
 	print_string(PRINT_ANY, "path", "  (%s)\n", p->path);
 	close_json_object();
 	(*(int *)ctx)++;
@@ -882,8 +915,8 @@ static void describe_dev(const struct prof_dev *d, char *buf, size_t len)
 			 "kernel %s", d->driver, d->vendor, d->device, d->sub_vendor, d->sub_device,
 			 d->fw, d->kernel);
 	else
-		snprintf(buf, len, "driver %s, no PCI ids, firmware '%s', kernel %s", d->driver,
-			 d->fw, d->kernel);
+		snprintf(buf, len, "driver %s, no PCI ids, firmware '%s', kernel %s",
+			 d->driver[0] ? d->driver : "unknown", d->fw, d->kernel);
 }
 
 static int pick_profile(const char *dev, const char *name, bool force, struct profile *p,
@@ -1017,6 +1050,24 @@ out:
 	return ret;
 }
 
+/* Collapse whitespace runs to one space and trim: "4096\t16384" equals "4096 16384". */
+static void norm_ws(char *s)
+{
+	char *r = s, *w = s;
+
+	while (*r) {
+		if (isspace((unsigned char)*r)) {
+			while (isspace((unsigned char)*r))
+				r++;
+			if (w != s && *r)
+				*w++ = ' ';
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
 static int profile_verify(const char *dev, const char *name, bool force)
 {
 	static const int sects[] = { PS_COALESCE, PS_RING, PS_CHANNELS };
@@ -1092,13 +1143,13 @@ static int profile_verify(const char *dev, const char *name, bool force)
 		print_string(PRINT_ANY, "key", " %-22s", p->kv[i].key);
 		print_string(PRINT_ANY, "want", " want %-8s", p->kv[i].val);
 		if (!sysctl_get(p->kv[i].key, have, sizeof(have))) {
-			char *c;
+			char want[sizeof(p->kv[i].val)];
 
-			for (c = have; *c; c++)
-				if (*c == '\t')
-					*c = ' ';
-			print_string(PRINT_ANY, "have", " have %-8s", trim(have));
-			st = strcmp(trim(have), p->kv[i].val) ? "drift" : "ok";
+			snprintf(want, sizeof(want), "%s", p->kv[i].val);
+			norm_ws(have);
+			norm_ws(want);
+			print_string(PRINT_ANY, "have", " have %-8s", have);
+			st = strcmp(have, want) ? "drift" : "ok";
 		} else {
 			print_na("have", " have %-8s");
 			st = "unsupported";

@@ -15,7 +15,7 @@
 #include "rdma.h"
 
 #define RDMA_USAGE                                                                                 \
-	"rdma list | caps [IBDEV] | probe IBDEV [--port N] [--gid-index N] [--msg-size B]\n"      \
+	"rdma list | caps [IBDEV] | probe IBDEV [--port N] [--gid-index N] [--msg-size B]\n"       \
 	"            [--depth D] [--iters N] [--cq-count N --cq-period US] [--sweep] [--poll]"
 
 /* ---- GIDs ---- */
@@ -35,7 +35,7 @@ bool rdma_gid_is_zero(const union ibv_gid *g)
 
 bool rdma_gid_is_v4mapped(const union ibv_gid *g)
 {
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t pfx[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 	return !memcmp(g->raw, pfx, sizeof(pfx));
 }
@@ -65,8 +65,8 @@ int rdma_pick_gid(const struct ibv_gid_entry *e, unsigned int n)
 		uint32_t type;
 		int addr; /* 0 any, 1 v4-mapped, 2 link-local */
 	} pref[] = {
-		{ IBV_GID_TYPE_ROCE_V2, 1 }, { IBV_GID_TYPE_ROCE_V2, 2 }, { IBV_GID_TYPE_ROCE_V2, 0 },
-		{ IBV_GID_TYPE_ROCE_V1, 0 }, { IBV_GID_TYPE_IB, 0 },
+		{IBV_GID_TYPE_ROCE_V2, 1}, {IBV_GID_TYPE_ROCE_V2, 2}, {IBV_GID_TYPE_ROCE_V2, 0},
+		{IBV_GID_TYPE_ROCE_V1, 0}, {IBV_GID_TYPE_IB, 0},
 	};
 
 	for (size_t p = 0; p < sizeof(pref) / sizeof(pref[0]); p++)
@@ -149,7 +149,8 @@ int rdma_probe_parse(int argc, char **argv, struct rdma_probe_opts *o, char *err
 		}
 		if (a[0] != '-') {
 			if (o->ibdev) {
-				snprintf(err, errlen, "unexpected argument '%s' (one IBDEV only)", a);
+				snprintf(err, errlen, "unexpected argument '%s' (one IBDEV only)",
+					 a);
 				return -EINVAL;
 			}
 			o->ibdev = a;
@@ -160,7 +161,7 @@ int rdma_probe_parse(int argc, char **argv, struct rdma_probe_opts *o, char *err
 			return -EINVAL;
 		}
 		ret = !strcmp(a, "--msg-size") ? parse_size(argv[i + 1], &v)
-						: parse_u64(argv[i + 1], &v);
+					       : parse_u64(argv[i + 1], &v);
 		if (ret) {
 			snprintf(err, errlen, "%s: invalid value '%s'", a, argv[i + 1]);
 			return -EINVAL;
@@ -199,8 +200,16 @@ int rdma_probe_parse(int argc, char **argv, struct rdma_probe_opts *o, char *err
 		snprintf(err, errlen, "--cq-count and --cq-period go together");
 		return -EINVAL;
 	}
+	if (o->cq_count > (int)o->depth && o->cq_period == 0) {
+		/* only the count could raise an event, and fewer WRs than that are ever in flight
+		 */
+		snprintf(err, errlen, "--cq-count %d above --depth %u needs a --cq-period",
+			 o->cq_count, o->depth);
+		return -EINVAL;
+	}
 	if (o->sweep && o->cq_count >= 0) {
-		snprintf(err, errlen, "--sweep chooses CQ moderation itself; drop --cq-count/--cq-period");
+		snprintf(err, errlen,
+			 "--sweep chooses CQ moderation itself; drop --cq-count/--cq-period");
 		return -EINVAL;
 	}
 	return 0;
@@ -249,7 +258,7 @@ static struct ibv_device *devs_find(struct rdma_devs *d, const char *name)
 
 static const char *port_state_str(enum ibv_port_state s)
 {
-	static const char *const n[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
+	static const char *const n[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
 
 	return (unsigned int)s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
 }
@@ -374,8 +383,8 @@ static int list_dev(const struct rdma_ops *ops, struct ibv_device *dev)
 		print_string(PRINT_ANY, "error", " (query failed: %s)\n", strerror(-ret));
 	} else {
 		print_uint(PRINT_ANY, "ports", " ports %u", a.orig_attr.phys_port_cnt);
-		print_string(PRINT_ANY, "fw-ver", " fw %s\n", a.orig_attr.fw_ver[0] ?
-								   a.orig_attr.fw_ver : "-");
+		print_string(PRINT_ANY, "fw-ver", " fw %s\n",
+			     a.orig_attr.fw_ver[0] ? a.orig_attr.fw_ver : "-");
 		open_json_array(PRINT_JSON, "port-list");
 		for (uint8_t p = 1; p <= a.orig_attr.phys_port_cnt; p++)
 			list_port(ops, ctx, name, p);
@@ -417,7 +426,8 @@ static void print_cq_moderation(const struct ibv_device_attr_ex *a)
 
 	print_bool(PRINT_JSON, "cq-moderation", NULL, ok);
 	print_string(PRINT_FP, NULL, "  cq-moderation: %s\n",
-		     ok ? "supported (ibv_modify_cq)" : "unsupported (device reports no CQ moderation)");
+		     ok ? "supported (ibv_modify_cq)"
+			: "unsupported (device reports no CQ moderation)");
 	print_uint(PRINT_ANY, "max-cq-count", "  max-cq-count: %u\n", m->max_cq_count);
 	print_uint(PRINT_ANY, "max-cq-period-us", "  max-cq-period-us: %u\n", m->max_cq_period);
 }
@@ -551,7 +561,8 @@ static uint64_t now_ns(void)
 
 static int lb_pick_port(struct lb *lb, const struct rdma_probe_opts *o)
 {
-	uint8_t first = o->port ? o->port : 1, last = o->port ? o->port : lb->attr.orig_attr.phys_port_cnt;
+	uint8_t first = o->port ? o->port : 1,
+		last = o->port ? o->port : lb->attr.orig_attr.phys_port_cnt;
 
 	for (uint8_t p = first; p <= last; p++) {
 		memset(&lb->pattr, 0, sizeof(lb->pattr));
@@ -570,7 +581,8 @@ static int lb_pick_port(struct lb *lb, const struct rdma_probe_opts *o)
 static int lb_pick_gid(struct lb *lb, const struct rdma_probe_opts *o)
 {
 	struct ibv_gid_entry gids[MAX_GIDS];
-	unsigned int n = port_gids(lb->ops, lb->ctx, lb->port, lb->pattr.gid_tbl_len, gids, MAX_GIDS);
+	unsigned int n =
+		port_gids(lb->ops, lb->ctx, lb->port, lb->pattr.gid_tbl_len, gids, MAX_GIDS);
 	int i;
 
 	if (o->gid_index >= 0) {
@@ -589,7 +601,8 @@ static int lb_pick_gid(struct lb *lb, const struct rdma_probe_opts *o)
 			lb->gid.gid_type = IBV_GID_TYPE_IB;
 			return 0; /* InfiniBand: LID routing needs no GID */
 		}
-		LB_ERR(lb, "%s port %u: no usable GID (give the netdev an IPv4 address or enable IPv6)",
+		LB_ERR(lb,
+		       "%s port %u: no usable GID (give the netdev an IPv4 address or enable IPv6)",
 		       lb->name, lb->port);
 		return -ENOENT;
 	}
@@ -597,13 +610,13 @@ static int lb_pick_gid(struct lb *lb, const struct rdma_probe_opts *o)
 	return 0;
 }
 
-static struct ibv_qp *lb_qp(struct lb *lb, struct ibv_cq *scq, struct ibv_cq *rcq,
-			     uint32_t sq, uint32_t rq)
+static struct ibv_qp *lb_qp(struct lb *lb, struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t sq,
+			    uint32_t rq)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = scq,
 		.recv_cq = rcq,
-		.cap = { .max_send_wr = sq, .max_recv_wr = rq, .max_send_sge = 1, .max_recv_sge = 1 },
+		.cap = {.max_send_wr = sq, .max_recv_wr = rq, .max_send_sge = 1, .max_recv_sge = 1},
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 1,
 	};
@@ -614,14 +627,15 @@ static struct ibv_qp *lb_qp(struct lb *lb, struct ibv_cq *scq, struct ibv_cq *rc
 static int lb_connect(struct lb *lb, struct ibv_qp *qp, uint32_t dest_qpn)
 {
 	struct ibv_qp_attr a;
-	bool global = lb->pattr.link_layer == IBV_LINK_LAYER_ETHERNET || !rdma_gid_is_zero(&lb->gid.gid);
+	bool global =
+		lb->pattr.link_layer == IBV_LINK_LAYER_ETHERNET || !rdma_gid_is_zero(&lb->gid.gid);
 	int ret;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = lb->port;
-	ret = lb->ops->modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	ret = lb->ops->modify_qp(
+		qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (ret) {
 		LB_ERR(lb, "%s: QP to INIT failed: %s", lb->name, strerror(-ret));
 		return ret;
@@ -656,8 +670,9 @@ static int lb_connect(struct lb *lb, struct ibv_qp *qp, uint32_t dest_qpn)
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
 	ret = lb->ops->modify_qp(qp, &a,
-				 IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+				 IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					 IBV_QP_MAX_QP_RD_ATOMIC);
 	if (ret)
 		LB_ERR(lb, "%s: QP to RTS failed: %s", lb->name, strerror(-ret));
 	return ret;
@@ -695,8 +710,9 @@ static void lb_close(struct lb *lb)
 
 static int lb_post_recv(struct lb *lb, uint32_t n, uint32_t msg)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)lb->buf + msg, .length = msg, .lkey = lb->mr->lkey };
-	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)lb->buf + msg, .length = msg, .lkey = lb->mr->lkey};
+	struct ibv_recv_wr wr = {.sg_list = &sge, .num_sge = 1}, *bad;
 
 	for (uint32_t i = 0; i < n; i++) {
 		int ret = lb->ops->post_recv(lb->b, &wr, &bad);
@@ -717,7 +733,8 @@ static int lb_open(struct lb *lb, struct ibv_device *dev, const struct rdma_prob
 
 	lb->ctx = ops->open_device(dev);
 	if (!lb->ctx) {
-		LB_ERR(lb, "%s: cannot open device: %s", lb->name, strerror(errno ? errno : ENODEV));
+		LB_ERR(lb, "%s: cannot open device: %s", lb->name,
+		       strerror(errno ? errno : ENODEV));
 		return -ENODEV;
 	}
 	ret = ops->query_device_ex(lb->ctx, &lb->attr);
@@ -805,7 +822,7 @@ static int lb_reap_recv(struct lb *lb, uint32_t msg)
 /* Wait for a completion event on A's send CQ and re-arm it. */
 static int lb_wait_event(struct lb *lb)
 {
-	struct pollfd pfd = { .fd = lb->ch->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = lb->ch->fd, .events = POLLIN};
 	struct ibv_cq *cq;
 	void *cqctx;
 	int ret;
@@ -831,10 +848,12 @@ static int lb_wait_event(struct lb *lb)
 static int lb_run(struct lb *lb, const struct rdma_probe_opts *o, uint64_t n, uint64_t *lat,
 		  struct lb_result *r)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)lb->buf, .length = o->msg_size,
-			       .lkey = lb->mr->lkey };
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-				  .send_flags = IBV_SEND_SIGNALED },
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)lb->buf, .length = o->msg_size, .lkey = lb->mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED},
 			   *bad;
 	uint64_t *t_post = calloc(o->depth, sizeof(*t_post));
 	uint64_t posted = 0, done = 0, t0;
@@ -938,8 +957,8 @@ static void print_result(const struct modset *m, const struct lb_result *r, bool
 /* Sweep points, clipped to what the device reports. */
 static unsigned int sweep_points(const struct ibv_cq_moderation_caps *c, struct modset *m)
 {
-	static const struct modset pts[] = { { 1, 0 },	 { 1, 8 },   { 4, 4 },	{ 8, 8 },
-					     { 16, 16 }, { 32, 16 }, { 64, 32 }, { 128, 64 } };
+	static const struct modset pts[] = {{1, 0},   {1, 8},	{4, 4},	  {8, 8},
+					    {16, 16}, {32, 16}, {64, 32}, {128, 64}};
 	unsigned int n = 0;
 
 	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++)
@@ -954,7 +973,7 @@ static int rdma_probe(int argc, char **argv)
 	struct rdma_devs d;
 	struct ibv_device *dev;
 	struct lb lb;
-	struct modset sets[16] = { { -1, -1 } };
+	struct modset sets[16] = {{-1, -1}};
 	unsigned int nsets = 1;
 	const struct ibv_cq_moderation_caps *mc;
 	bool mod_ok;
@@ -1006,8 +1025,9 @@ static int rdma_probe(int argc, char **argv)
 			goto out;
 		}
 		if (o.cq_count > mc->max_cq_count || o.cq_period > mc->max_cq_period) {
-			et_err("%s: --cq-count %d --cq-period %d exceed the device's %u/%u", o.ibdev,
-			       o.cq_count, o.cq_period, mc->max_cq_count, mc->max_cq_period);
+			et_err("%s: --cq-count %d --cq-period %d exceed the device's %u/%u",
+			       o.ibdev, o.cq_count, o.cq_period, mc->max_cq_count,
+			       mc->max_cq_period);
 			goto out;
 		}
 		sets[0].count = o.cq_count;
@@ -1039,7 +1059,8 @@ static int rdma_probe(int argc, char **argv)
 	print_uint(PRINT_ANY, "max-cq-count", " (max-cq-count %u", mc->max_cq_count);
 	print_uint(PRINT_ANY, "max-cq-period-us", ", max-cq-period-us %u", mc->max_cq_period);
 	if (mod_err)
-		print_string(PRINT_ANY, "modify-cq-error", "; ibv_modify_cq: %s", strerror(-mod_err));
+		print_string(PRINT_ANY, "modify-cq-error", "; ibv_modify_cq: %s",
+			     strerror(-mod_err));
 	print_text(")\n");
 	close_json_object();
 	if (o.sweep && !mod_ok)
@@ -1047,7 +1068,7 @@ static int rdma_probe(int argc, char **argv)
 			     "CQ moderation is not supported by this device: --sweep measures the "
 			     "default only");
 	if (o.poll && (o.sweep || o.cq_count >= 0))
-		print_string(PRINT_ANY, "note", "  note: %s\n",
+		print_string(PRINT_ANY, "note-poll", "  note: %s\n",
 			     "--poll reads CQEs as they land; moderation delays only events");
 
 	print_text("  %8s %8s %9s %11s %7s %8s %8s %8s %8s %9s\n", "cq-count", "period", "compl",
@@ -1061,9 +1082,8 @@ static int rdma_probe(int argc, char **argv)
 			if (ret) {
 				close_json_array(PRINT_JSON, NULL);
 				delete_json_obj();
-				et_err("%s: ibv_modify_cq cq-count %d cq-period %d failed: %s", o.ibdev,
-				       sets[i].count,
-				       sets[i].period, strerror(-ret));
+				et_err("%s: ibv_modify_cq cq-count %d cq-period %d failed: %s",
+				       o.ibdev, sets[i].count, sets[i].period, strerror(-ret));
 				goto out;
 			}
 		}

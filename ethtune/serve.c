@@ -244,7 +244,7 @@ static int session(int ctl, const struct sockaddr_storage *peer)
 			char m2[300];
 
 			snprintf(m2, sizeof(m2),
-				 "version mismatch: %s; run the same ethtune release on both ends",
+				 "version mismatch: %.200s; run the same ethtune release on both ends",
 				 err);
 			send_error(ctl, "version", m2);
 		} else if (r != -ECONNRESET && r != -EREMOTEIO) {

@@ -12,4 +12,8 @@ int cmd_profile(int argc, char **argv);
 int cmd_rdma(int argc, char **argv);
 int cmd_txlat(int argc, char **argv);
 
+int cmd_sweep(int argc, char **argv);
+int cmd_diagnose(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+
 #endif

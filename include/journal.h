@@ -29,6 +29,9 @@ int journal_temp_begin(void);
 /* Undo this process's temporary changes now. */
 int journal_temp_end(void);
 bool journal_temp_active(void);
+/* In a helper child (e.g. one that entered the peer's namespace): record temporary entries as
+ * owned by owner, which restores them; the child itself restores nothing at exit. */
+int journal_temp_adopt(int owner);
 
 /* Restore entries for dev (NULL: all devices and sysctls). only_orphans: just temp entries
  * whose owner is gone. Entries whose device is missing are kept and reported. */

@@ -40,6 +40,8 @@ struct model_out {
 	double sw_bps;		/* closed-form stop-and-wait (batch) estimate */
 	double frac;		/* tput / goodput_max */
 	bool stalled;		/* no completion ever arrives (next-xmit, no fallback, no ACKs) */
+	const char *limited_by;	/* "line-rate", "tx-completion (batch)", "tx-completion",
+				 * "ack-clock", "stall" */
 };
 
 void model_defaults(struct model_in *in);

@@ -33,8 +33,8 @@ int rdma_sysfs_port_netdev(const char *ibdev, unsigned int port, char *buf, size
 	DIR *d;
 	int ret = -ENOENT;
 
-	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs", rdma_sysfs_root,
-		 ibdev, port);
+	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs",
+		 rdma_sysfs_root, ibdev, port);
 	d = opendir(dir);
 	if (!d)
 		return -ENOENT;
@@ -176,11 +176,13 @@ int mlx5_show_extra(const char *netdev)
 	else
 		print_na("rdma-device", "  rdma-device: %s\n");
 	if (tx_cqe == 1)
-		print_string(PRINT_FP, NULL, "  note: %s\n",
-			     "tx_cqe_moder on: the tx-usecs timer restarts at every completion; "
-			     "TSO flows can stall on the TSQ limit (48bfc39791b8 made EQE the default)");
+		print_string(
+			PRINT_FP, NULL, "  note: %s\n",
+			"tx_cqe_moder on: the tx-usecs timer restarts at every completion; "
+			"TSO flows can stall on the TSQ limit (48bfc39791b8 made EQE the default)");
 	if (ret)
-		print_string(PRINT_FP, NULL, "  note: private flags unreadable: %s\n", strerror(-ret));
+		print_string(PRINT_FP, NULL, "  note: private flags unreadable: %s\n",
+			     strerror(-ret));
 	close_json_object();
 	return 0;
 }

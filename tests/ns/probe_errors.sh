@@ -81,9 +81,6 @@ expect_err "silent peer: no hello within the timeout" 1 "no hello within" P --pe
 expect_err "peer sends an oversized control message" 1 "exceeds the 65536-byte limit" P --peer $PE_IP_B:12991 --duration 1
 expect_err "version mismatch (client newer)" 1 "version mismatch" \
 	env ETHTUNE_TEST_PROTO_VERSION=2 "$E" --netns $PE_A probe --peer $PE_IP_B --duration 1
-PE_PORT=12992 pe_serve $PE_B --port 12992 >/dev/null; pe_kill_later=$PE_SERVE_PID
-ETHTUNE_TEST_PROTO_VERSION=2 true
-kill $pe_kill_later 2>/dev/null; wait $pe_kill_later 2>/dev/null
 ETHTUNE_TEST_PROTO_VERSION=2 "$E" --netns $PE_B serve --port 12993 >/dev/null 2>&1 &
 PE_PIDS="$PE_PIDS $!"; pe_wait_port $PE_B 12993
 expect_err "version mismatch (peer newer)" 1 "version mismatch" P --peer $PE_IP_B:12993 --duration 1

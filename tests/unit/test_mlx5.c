@@ -1,6 +1,8 @@
 /* Unit tests of drivers/mlx5: mlx5dv report (text and JSON), dv selection, show extras from a
  * sysfs fixture and the verbs backend table, with link-time seams for libibverbs/libmlx5. */
+// clang-format off
 // LDFLAGS: -Wl,--wrap=ibv_get_device_list,--wrap=ibv_free_device_list,--wrap=ibv_get_device_name,--wrap=mlx5dv_is_supported,--wrap=mlx5dv_query_device,--wrap=mlx5_read_pflags
+// clang-format on
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +22,7 @@
 #include "rdma.h"
 
 static struct ibv_device dev_mlx5, dev_rxe;
-static struct ibv_device *dev_list[] = { &dev_mlx5, &dev_rxe, NULL };
+static struct ibv_device *dev_list[] = {&dev_mlx5, &dev_rxe, NULL};
 static int freed;
 static int query_ret;
 static struct mlx5dv_context dv_answer;
@@ -87,7 +89,8 @@ static void full_answer(void)
 	dv_answer.flags = MLX5DV_CONTEXT_FLAGS_CQE_V1 | MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP |
 			  MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS;
 	dv_answer.comp_mask = MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_SWP |
-			      MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS | MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS;
+			      MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |
+			      MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS;
 	dv_answer.cqe_comp_caps.max_num = 0; /* compression not offered */
 	dv_answer.sw_parsing_caps.sw_parsing_offloads = MLX5DV_SW_PARSING | MLX5DV_SW_PARSING_LSO;
 	dv_answer.tunnel_offloads_caps = MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN |
@@ -283,7 +286,7 @@ static void show_extra_text(void *arg)
 
 static void test_show_extra(void **state)
 {
-	int ret[2] = { -1, 0 };
+	int ret[2] = {-1, 0};
 	json_t *j, *m;
 	char *out, buf[32];
 

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "commands.h"
 #include "model.h"
 
 static void mlx4_in(struct model_in *in, double usecs)
@@ -230,6 +235,64 @@ static void test_fit_bad_input(void **state)
 	assert_int_equal(model_fit(NULL, X, 3, 0.9, 0, 0.95, 0, &f), -EINVAL);
 }
 
+/* Run `ethtune model ARGS` with its output discarded; returns its exit code. */
+static int run_model(const char *const *args)
+{
+	char *argv[32];
+	int argc = 0, fd, saved, saved2, rc;
+
+	argv[argc++] = "model";
+	while (*args && argc < 31)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	saved = dup(1);
+	saved2 = dup(2);
+	fd = open("/dev/null", O_WRONLY);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+	rc = cmd_model(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved, 1);
+	dup2(saved2, 2);
+	close(saved);
+	close(saved2);
+	return rc;
+}
+
+static void test_cli(void **state)
+{
+	static const char *const ok1[] = { "--rate", "10G", "--tsq", "131072", "--tx-usecs", "128",
+					   NULL };
+	static const char *const ok2[] = { "--rate", "25Gbit", "--tsq", "1M", "--tx-usecs", "50",
+					   "--mtu", "9000", "--gso-size", "65536", "--rtt", "40",
+					   "--timer", "eqe", "--pacing", "off", NULL };
+	static const char *const no_tsq[] = { "--tx-usecs", "1", NULL };
+	static const char *const bad_rate[] = { "--rate", "fast", "--tsq", "1", "--tx-usecs", "1",
+						NULL };
+	static const char *const bad_timer[] = { "--tsq", "1", "--tx-usecs", "1", "--timer", "x",
+						 NULL };
+	static const char *const bad_opt[] = { "--tsq", "1", "--tx-usecs", "1", "--bogus", "1",
+					       NULL };
+	static const char *const bad_mtu[] = { "--tsq", "1K", "--tx-usecs", "1", "--mtu", "100",
+					       NULL };
+	static const char *const neg[] = { "--tsq", "1K", "--tx-usecs", "-5", NULL };
+	static const char *const novalue[] = { "--tsq", NULL };
+
+	assert_int_equal(run_model(ok1), 0);
+	assert_int_equal(run_model(ok2), 0);
+	assert_int_equal(run_model(no_tsq), 2);
+	assert_int_equal(run_model(bad_rate), 2);
+	assert_int_equal(run_model(bad_timer), 2);
+	assert_int_equal(run_model(bad_opt), 2);
+	assert_int_equal(run_model(bad_mtu), 2);
+	assert_int_equal(run_model(neg), 2);
+	assert_int_equal(run_model(novalue), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_timer_names),	  cmocka_unit_test(test_sw_and_knee),
 		cmocka_unit_test(test_fit_exact),	  cmocka_unit_test(test_fit_noisy),
 		cmocka_unit_test(test_fit_flat),	  cmocka_unit_test(test_fit_bad_input),
+		cmocka_unit_test(test_cli),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

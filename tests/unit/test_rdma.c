@@ -51,8 +51,13 @@ static struct ibv_device **f_get_device_list(int *n)
 	}
 	return fdev_list;
 }
-static void f_free_device_list(struct ibv_device **l) {}
-static const char *f_get_device_name(struct ibv_device *d) { return d->name; }
+static void f_free_device_list(struct ibv_device **l)
+{
+}
+static const char *f_get_device_name(struct ibv_device *d)
+{
+	return d->name;
+}
 static struct ibv_context *f_open_device(struct ibv_device *d)
 {
 	struct ibv_context *c = &fctx[d == &fdev[0] ? 0 : 1];
@@ -60,8 +65,14 @@ static struct ibv_context *f_open_device(struct ibv_device *d)
 	c->device = d;
 	return c;
 }
-static int f_close_device(struct ibv_context *c) { return 0; }
-static bool is_mlx5(const struct ibv_device *d) { return !strncmp(d->name, "mlx5", 4); }
+static int f_close_device(struct ibv_context *c)
+{
+	return 0;
+}
+static bool is_mlx5(const struct ibv_device *d)
+{
+	return !strncmp(d->name, "mlx5", 4);
+}
 
 static int f_query_device_ex(struct ibv_context *c, struct ibv_device_attr_ex *a)
 {
@@ -103,10 +114,22 @@ static int f_query_gid_ex(struct ibv_context *c, uint32_t port, uint32_t idx,
 		return -ENODATA;
 	return 0;
 }
-static struct ibv_pd *f_alloc_pd(struct ibv_context *c) { return &fpd; }
-static int f_dealloc_pd(struct ibv_pd *pd) { return 0; }
-static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *a, size_t l, int acc) { return &fmr; }
-static int f_dereg_mr(struct ibv_mr *mr) { return 0; }
+static struct ibv_pd *f_alloc_pd(struct ibv_context *c)
+{
+	return &fpd;
+}
+static int f_dealloc_pd(struct ibv_pd *pd)
+{
+	return 0;
+}
+static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *a, size_t l, int acc)
+{
+	return &fmr;
+}
+static int f_dereg_mr(struct ibv_mr *mr)
+{
+	return 0;
+}
 static struct ibv_comp_channel *f_create_comp_channel(struct ibv_context *c)
 {
 	fch.fd = eventfd(1, EFD_CLOEXEC); /* stays readable: every wait returns at once */
@@ -121,7 +144,10 @@ static struct ibv_cq *f_create_cq(struct ibv_context *c, int cqe, struct ibv_com
 {
 	return &fcq[ncq++ % 2];
 }
-static int f_destroy_cq(struct ibv_cq *cq) { return 0; }
+static int f_destroy_cq(struct ibv_cq *cq)
+{
+	return 0;
+}
 static int f_modify_cq(struct ibv_cq *cq, uint16_t count, uint16_t period)
 {
 	modify_calls++;
@@ -136,7 +162,10 @@ static struct ibv_qp *f_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
 	q->qp_num = 100 + nqp;
 	return q;
 }
-static int f_destroy_qp(struct ibv_qp *qp) { return 0; }
+static int f_destroy_qp(struct ibv_qp *qp)
+{
+	return 0;
+}
 static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
 	if (a->qp_state == IBV_QPS_RTR) { /* loopback: the GID chosen is the IPv4-mapped one */
@@ -175,13 +204,18 @@ static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	}
 	return k;
 }
-static int f_req_notify_cq(struct ibv_cq *cq, int s) { return 0; }
+static int f_req_notify_cq(struct ibv_cq *cq, int s)
+{
+	return 0;
+}
 static int f_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq, void **ctx)
 {
 	*cq = &fcq[0];
 	return 0;
 }
-static void f_ack_cq_events(struct ibv_cq *cq, unsigned int n) {}
+static void f_ack_cq_events(struct ibv_cq *cq, unsigned int n)
+{
+}
 
 static const struct rdma_ops fake_ops = {
 	.get_device_list = f_get_device_list,
@@ -231,7 +265,8 @@ int __wrap_mlx5dv_query_device(struct ibv_context *c, struct mlx5dv_context *dv)
 		    MLX5DV_CONTEXT_FLAGS_ENHANCED_MPW;
 	dv->comp_mask = MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_STRIDING_RQ;
 	dv->cqe_comp_caps.max_num = 64;
-	dv->cqe_comp_caps.supported_format = MLX5DV_CQE_RES_FORMAT_HASH | MLX5DV_CQE_RES_FORMAT_CSUM;
+	dv->cqe_comp_caps.supported_format =
+		MLX5DV_CQE_RES_FORMAT_HASH | MLX5DV_CQE_RES_FORMAT_CSUM;
 	dv->striding_rq_caps.min_single_stride_log_num_of_bytes = 6;
 	dv->striding_rq_caps.max_single_stride_log_num_of_bytes = 13;
 	dv->striding_rq_caps.min_single_wqe_log_num_of_strides = 9;
@@ -261,7 +296,7 @@ static int setup(void **state)
 /* Run `ethtune [--json] rdma ARGS...`; stdout parsed as JSON (NULL when empty). */
 static json_t *run(int *rc, ...)
 {
-	char *argv[16] = { "rdma" };
+	char *argv[16] = {"rdma"};
 	int argc = 1, saved;
 	FILE *tmp = tmpfile();
 	json_error_t jerr;
@@ -292,9 +327,8 @@ static json_t *dev_by_name(json_t *devs, const char *name)
 	size_t i;
 	json_t *d;
 
-	json_array_foreach(devs, i, d)
-		if (!strcmp(json_string_value(json_object_get(d, "ibdev")), name))
-			return d;
+	json_array_foreach(devs, i, d) if (!strcmp(json_string_value(json_object_get(d, "ibdev")),
+						   name)) return d;
 	return NULL;
 }
 
@@ -304,17 +338,17 @@ static void test_parse(void **state)
 {
 	struct rdma_probe_opts o;
 	char err[200];
-	char *ok[] = { "rxe0", "--msg-size", "4K", "--depth", "16", "--cq-count", "8",
-		       "--cq-period", "16", "--iters", "500" };
-	char *sweep[] = { "rxe0", "--sweep", "--poll" };
-	char *lone_count[] = { "rxe0", "--cq-count", "8" };
-	char *sweep_and_count[] = { "rxe0", "--sweep", "--cq-count", "8", "--cq-period", "8" };
-	char *bad_depth[] = { "rxe0", "--depth", "0" };
-	char *bad_num[] = { "rxe0", "--depth", "x1" };
-	char *no_dev[] = { "--sweep" };
-	char *two_dev[] = { "rxe0", "rxe1" };
-	char *unknown[] = { "rxe0", "--bogus", "1" };
-	char *missing[] = { "rxe0", "--depth" };
+	char *ok[] = {"rxe0", "--msg-size",  "4K", "--depth", "16", "--cq-count",
+		      "8",    "--cq-period", "16", "--iters", "500"};
+	char *sweep[] = {"rxe0", "--sweep", "--poll"};
+	char *lone_count[] = {"rxe0", "--cq-count", "8"};
+	char *sweep_and_count[] = {"rxe0", "--sweep", "--cq-count", "8", "--cq-period", "8"};
+	char *bad_depth[] = {"rxe0", "--depth", "0"};
+	char *bad_num[] = {"rxe0", "--depth", "x1"};
+	char *no_dev[] = {"--sweep"};
+	char *two_dev[] = {"rxe0", "rxe1"};
+	char *unknown[] = {"rxe0", "--bogus", "1"};
+	char *missing[] = {"rxe0", "--depth"};
 
 	assert_int_equal(rdma_probe_parse(11, ok, &o, err, sizeof(err)), 0);
 	assert_string_equal(o.ibdev, "rxe0");
@@ -338,6 +372,14 @@ static void test_parse(void **state)
 	assert_int_equal(rdma_probe_parse(3, unknown, &o, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "--bogus"));
 	assert_int_equal(rdma_probe_parse(2, missing, &o, err, sizeof(err)), -EINVAL);
+	{
+		char *never[] = {"rxe0", "--depth", "4", "--cq-count", "8", "--cq-period", "0"};
+
+		assert_int_equal(rdma_probe_parse(7, never, &o, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "needs a --cq-period"));
+		never[2] = "8";
+		assert_int_equal(rdma_probe_parse(7, never, &o, err, sizeof(err)), 0);
+	}
 }
 
 static void gid(struct ibv_gid_entry *e, unsigned int idx, uint32_t type, const char *s)
@@ -494,7 +536,8 @@ static void test_probe_sweep_mlx5(void **state)
 	j = run(&rc, "probe", "mlx5_0", "--sweep", "--depth", "8", "--iters", "200", NULL);
 	assert_int_equal(rc, EXIT_OK);
 	assert_non_null(j);
-	assert_true(json_is_true(json_object_get(json_object_get(j, "cq-moderation"), "supported")));
+	assert_true(
+		json_is_true(json_object_get(json_object_get(j, "cq-moderation"), "supported")));
 	assert_string_equal(json_string_value(json_object_get(j, "gid")), "::ffff:198.18.10.1");
 	res = json_object_get(j, "results");
 	assert_int_equal(json_array_size(res), 8); /* every sweep point fits 65535/4095 */
@@ -526,9 +569,10 @@ static void test_probe_unsupported(void **state)
 			    strerror(EOPNOTSUPP));
 	assert_non_null(json_object_get(j, "note"));
 	assert_int_equal(json_array_size(json_object_get(j, "results")), 1);
-	assert_string_equal(json_string_value(json_object_get(
-				    json_array_get(json_object_get(j, "results"), 0), "cq-moderation")),
-			    "default");
+	assert_string_equal(
+		json_string_value(json_object_get(json_array_get(json_object_get(j, "results"), 0),
+						  "cq-moderation")),
+		"default");
 	json_decref(j);
 
 	/* asking for a setting the device cannot do fails plainly */

@@ -1,0 +1,566 @@
+/* ethtune sweep tsq|mtu|coalesce: probes across settings changed temporarily, then restored. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+
+#include "commands.h"
+#include "devobj.h"
+#include "devset.h"
+#include "ethtune.h"
+#include "journal.h"
+#include "json_print.h"
+#include "showext.h"
+#include "sweep.h"
+
+#define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
+#define TSQ_DEFAULT_NOW (4u << 20) /* v6.16 default; 1 MiB from 2018, 256 KiB in v4.2 */
+
+void sweep_opts_init(struct sweep_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->duration_s = 2;
+	o->warmup_s = 0.5;
+	o->tsq_min = 2048;
+	o->tsq_max = 16u << 20;
+	o->tsq_constrained = 128u << 10;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a > major || (a == major && b >= minor);
+}
+
+static void root_qdisc(const char *dev, char *buf, size_t len)
+{
+	struct nl_sock rt;
+	struct et_link l;
+
+	buf[0] = '\0';
+	if (nl_open_rtnl(&rt))
+		return;
+	if (!link_get(&rt, dev, &l))
+		snprintf(buf, len, "%s", l.qdisc);
+	nl_close(&rt);
+}
+
+bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason, size_t rlen)
+{
+	char def[32] = "", qd[32];
+
+	sysctl_get("net.ipv4.tcp_congestion_control", def, sizeof(def));
+	root_qdisc(dev, qd, sizeof(qd));
+	if (kernel_at_least(6, 16)) {
+		if (!cc[0])
+			snprintf(cc, cclen, "%s", def[0] ? def : "cubic");
+		snprintf(reason, rlen,
+			 "kernel >= 6.16 applies tcp_limit_output_bytes to every flow (c4221a8cc3a7); "
+			 "using %s", cc);
+		return true;
+	}
+	if (!cc[0])
+		snprintf(cc, cclen, "%s", !strcmp(def, "bbr") ? "cubic" : def[0] ? def : "cubic");
+	if (!strcmp(qd, "fq")) {
+		snprintf(reason, rlen,
+			 "root qdisc fq paces every flow and kernels before 6.16 ignore "
+			 "tcp_limit_output_bytes for paced flows: the sweep cannot move this flow");
+		return false;
+	}
+	if (!strcmp(cc, "bbr")) {
+		snprintf(reason, rlen,
+			 "bbr paces and kernels before 6.16 ignore tcp_limit_output_bytes for paced "
+			 "flows: use --cc cubic");
+		return false;
+	}
+	snprintf(reason, rlen,
+		 "kernel < 6.16 applies tcp_limit_output_bytes only to unpaced flows; using %s%s", cc,
+		 !strcmp(def, "bbr") ? " instead of the default bbr" : "");
+	return true;
+}
+
+void sweep_progress(const struct sweep_opts *o, unsigned int i, unsigned int n, const char *what)
+{
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\r\033[K[%u/%u] %s", i, n, what);
+	fflush(stderr);
+}
+
+void sweep_progress_done(const struct sweep_opts *o)
+{
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+}
+
+int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test test, uint32_t msg,
+		struct probe_result *res, char *err, size_t errlen)
+{
+	struct probe_cfg c;
+	char host[256];
+	uint16_t port;
+	int ret;
+
+	probe_cfg_init(&c);
+	ret = probe_peer_split(o->peer, PROBE_DEFAULT_PORT, host, sizeof(host), &port);
+	if (ret) {
+		snprintf(err, errlen, "bad peer '%s'", o->peer);
+		return ret;
+	}
+	c.peer = host;
+	c.port = port;
+	c.test = test;
+	c.flows = flows;
+	c.duration_s = o->duration_s;
+	c.warmup_s = o->warmup_s;
+	if (msg)
+		c.msg_size = msg;
+	if (test == PROBE_RR || test == PROBE_CRR)
+		c.nodelay = true;
+	snprintf(c.cc, sizeof(c.cc), "%s", o->cc);
+	ret = probe_cfg_check(&c, err, errlen);
+	if (ret)
+		return ret;
+	memset(res, 0, sizeof(*res));
+	ret = probe_run(&c, res);
+	if (ret)
+		snprintf(err, errlen, "probe to %s: %s", o->peer, res->err[0] ? res->err : strerror(-ret));
+	return ret;
+}
+
+static int set_tsq(uint64_t l, char *err, size_t errlen)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)l);
+	return sysctl_set(TSQ_SYSCTL, v, err, errlen);
+}
+
+static void fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	if (b >= (1u << 20) && !(b % (1u << 20)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(b >> 20));
+	else if (b >= 1024 && !(b % 1024))
+		snprintf(buf, len, "%lluK", (unsigned long long)(b >> 10));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)b);
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct tsq_point *x = a, *y = b;
+
+	return x->limit < y->limit ? -1 : x->limit > y->limit;
+}
+
+static double dev_rho(const char *dev)
+{
+	struct model_in in;
+	struct model_out out;
+	struct nl_sock rt;
+	struct et_link l;
+
+	model_defaults(&in);
+	if (!nl_open_rtnl(&rt)) {
+		if (!link_get(&rt, dev, &l)) {
+			if (vals_has(&l.v, IFLA_MTU))
+				in.mtu = (uint32_t)l.v.v[IFLA_MTU];
+			if (vals_has(&l.v, IFLA_GSO_MAX_SIZE))
+				in.gso_size = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
+		}
+		nl_close(&rt);
+	}
+	if (in.gso_size > 65536)
+		in.gso_size = 65536; /* BIG TCP needs more than a limit; keep the classic skb */
+	if (model_derive(&in, &out) || out.rho <= 0)
+		return 0.9;
+	return out.rho;
+}
+
+static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, uint64_t l, unsigned int i,
+		       unsigned int n, char *err, size_t errlen)
+{
+	struct probe_result *r = calloc(1, sizeof(*r));
+	char what[96], lb[24];
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	fmt_bytes(l, lb, sizeof(lb));
+	snprintf(what, sizeof(what), "tcp_limit_output_bytes %s", lb);
+	sweep_progress(o, i, n, what);
+	ret = set_tsq(l, err, errlen);
+	if (!ret)
+		ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
+	if (!ret && s->n < SWEEP_MAX_POINTS) {
+		s->p[s->n].limit = l;
+		s->p[s->n].mbps = r->mbps;
+		s->p[s->n].retrans = r->sender_ti.retrans;
+		s->n++;
+	}
+	free(r);
+	return ret;
+}
+
+int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t errlen)
+{
+	struct sweep_opts po = *o;
+	double t0 = now_s(), fac, best = 0, L[SWEEP_MAX_POINTS], X[SWEEP_MAX_POINTS];
+	unsigned int npts, i, k;
+	char buf[64];
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->cc, sizeof(s->cc), "%s", o->cc);
+	s->sysctl_effective = tsq_sysctl_effective(o->dev, s->cc, sizeof(s->cc), s->cc_reason,
+						   sizeof(s->cc_reason));
+	snprintf(po.cc, sizeof(po.cc), "%s", s->cc);
+	if (!sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)))
+		s->tsq_before = strtoull(buf, NULL, 10);
+	s->rho = dev_rho(o->dev);
+	npts = o->points ? o->points :
+			   (unsigned int)lround(log2((double)o->tsq_max / o->tsq_min)) + 1;
+	if (npts < 3)
+		npts = 3;
+	if (npts > SWEEP_MAX_POINTS - 4)
+		npts = SWEEP_MAX_POINTS - 4;
+	fac = pow((double)o->tsq_max / o->tsq_min, 1.0 / (npts - 1));
+	journal_temp_begin();
+	for (i = 0; i < npts && !ret; i++)
+		ret = tsq_measure(&po, s, (uint64_t)llround(o->tsq_min * pow(fac, i)), i + 1,
+				  npts + 2, err, errlen);
+	/* Refine near the knee: two points between the last below 95% and the first above. */
+	for (i = 0; i < s->n && !ret; i++)
+		best = fmax(best, s->p[i].mbps);
+	for (k = 0; k < s->n && !ret && s->p[k].mbps < 0.95 * best; k++)
+		;
+	if (!ret && k > 0 && k < s->n) {
+		uint64_t lo = s->p[k - 1].limit, hi = s->p[k].limit;
+		double r = pow((double)hi / lo, 1.0 / 3);
+
+		ret = tsq_measure(&po, s, (uint64_t)llround(lo * r), npts + 1, npts + 2, err,
+				  errlen);
+		if (!ret)
+			ret = tsq_measure(&po, s, (uint64_t)llround(lo * r * r), npts + 2, npts + 2,
+					  err, errlen);
+	}
+	sweep_progress_done(o);
+	journal_temp_end();
+	if (ret)
+		return ret;
+	qsort(s->p, s->n, sizeof(s->p[0]), cmp_point);
+	for (i = 0; i < s->n; i++) {
+		L[i] = (double)s->p[i].limit;
+		X[i] = s->p[i].mbps * 1e6;
+	}
+	if (s->n >= 3 && !model_fit(L, X, s->n, s->rho, 200, 0.95, 1, &s->fit)) {
+		s->fit_ok = true;
+		s->cap_current_mbps = model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
+		s->cap_default_mbps = model_sw(TSQ_DEFAULT_NOW, s->rho, s->fit.R, s->fit.D) / 1e6;
+	}
+	s->elapsed_s = now_s() - t0;
+	return 0;
+}
+
+void sweep_tsq_print(const struct tsq_sweep *s)
+{
+	unsigned int i;
+
+	open_json_object("tsq-sweep");
+	print_string(PRINT_ANY, "cc", "TSQ sweep, congestion control %s", s->cc);
+	print_bool(PRINT_JSON, "sysctl-effective", NULL, s->sysctl_effective);
+	print_string(PRINT_ANY, "cc-reason", " (%s)\n", s->cc_reason);
+	print_uint(PRINT_ANY, "tsq-before", "tcp_limit_output_bytes before: %llu (restored)\n",
+		   s->tsq_before);
+	print_text("  %12s %12s %8s\n", "limit", "Mbit/s", "retrans");
+	open_json_array(PRINT_JSON, "points");
+	for (i = 0; i < s->n; i++) {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "limit", "  %12llu", s->p[i].limit);
+		print_float(PRINT_ANY, "mbps", " %12.1f", s->p[i].mbps);
+		print_uint(PRINT_ANY, "retrans", " %8llu\n", s->p[i].retrans);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (s->fit_ok) {
+		open_json_object("fit");
+		print_text("model X(L) = min(R, 8*rho*L / (8*rho*L/R + D)), rho %.3f:\n", s->rho);
+		print_float(PRINT_JSON, "rho", NULL, s->rho);
+		print_float(PRINT_ANY, "R-mbps", "  R %.1f Mbit/s", s->fit.R / 1e6);
+		print_float(PRINT_ANY, "R-lo-mbps", " [%.1f,", s->fit.R_lo / 1e6);
+		print_float(PRINT_ANY, "R-hi-mbps", " %.1f]\n", s->fit.R_hi / 1e6);
+		print_float(PRINT_ANY, "D-us", "  D %.1f us", s->fit.D * 1e6);
+		print_float(PRINT_ANY, "D-lo-us", " [%.1f,", s->fit.D_lo * 1e6);
+		print_float(PRINT_ANY, "D-hi-us", " %.1f] (95%% bootstrap)\n", s->fit.D_hi * 1e6);
+		print_uint(PRINT_ANY, "knee", "  knee L* %llu bytes (95%% of R)\n",
+			   (uint64_t)llround(s->fit.knee));
+		print_float(PRINT_ANY, "rmse-mbps", "  rmse %.1f Mbit/s\n", s->fit.rmse / 1e6);
+		print_float(PRINT_ANY, "cap-current-mbps",
+			    "  single-flow cap at the current limit: %.1f Mbit/s\n",
+			    s->cap_current_mbps);
+		print_float(PRINT_ANY, "cap-default-mbps",
+			    "  single-flow cap at the 4 MiB default: %.1f Mbit/s\n",
+			    s->cap_default_mbps);
+		close_json_object();
+	} else {
+		print_text("model: not enough points to fit\n");
+	}
+	print_float(PRINT_ANY, "elapsed-s", "elapsed %.1f s\n", s->elapsed_s);
+	close_json_object();
+}
+
+/* Change dev (and the peer's device, possibly in its namespace) temporarily. */
+static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	pid_t pid, owner = getpid();
+	int ret, st;
+
+	ret = devset_apply(o->dev, argc, argv, err, errlen, NULL);
+	if (ret || !o->peer_dev)
+		return ret;
+	if (!o->peer_netns || (et_opts.netns && !strcmp(o->peer_netns, et_opts.netns)))
+		return devset_apply(o->peer_dev, argc, argv, err, errlen, NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char e[512];
+
+		if (netns_switch(o->peer_netns)) {
+			fprintf(stderr, "ethtune: cannot enter peer namespace '%s'\n", o->peer_netns);
+			_exit(1);
+		}
+		et_opts.netns = o->peer_netns;
+		journal_temp_adopt(owner);
+		if (devset_apply(o->peer_dev, argc, argv, e, sizeof(e), NULL)) {
+			fprintf(stderr, "ethtune: peer %s: %s\n", o->peer_dev, e);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, errlen, "cannot change the peer device %s", o->peer_dev);
+		return -EIO;
+	}
+	return 0;
+}
+
+static uint32_t dev_max_mtu(const char *dev, uint32_t *cur)
+{
+	struct nl_sock rt;
+	struct et_link l;
+	uint32_t max = 0;
+
+	if (nl_open_rtnl(&rt))
+		return 0;
+	if (!link_get(&rt, dev, &l)) {
+		max = (uint32_t)l.v.v[IFLA_MAX_MTU];
+		*cur = (uint32_t)l.v.v[IFLA_MTU];
+	}
+	nl_close(&rt);
+	return max;
+}
+
+int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t errlen)
+{
+	static const uint32_t cand[] = { 1500, 4000, 9000, 16000, 32000, 65535 };
+	uint32_t mtus[16], max, cur = 0;
+	unsigned int n = 0, i;
+	double t0 = now_s(), base;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	max = dev_max_mtu(o->dev, &cur);
+	if (!max) {
+		snprintf(err, errlen, "cannot read the MTU range of %s", o->dev);
+		return -ENODEV;
+	}
+	for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
+		if (cand[i] <= max)
+			mtus[n++] = cand[i];
+	if (max > 1500 && mtus[n - 1] != max && n < 16)
+		mtus[n++] = max;
+	journal_temp_begin();
+	for (i = 0; i < n && !ret; i++) {
+		struct probe_result *r = calloc(1, sizeof(*r));
+		char v[16], what[64], *args[] = { "mtu", v };
+
+		if (!r) {
+			ret = -ENOMEM;
+			break;
+		}
+		snprintf(v, sizeof(v), "%u", mtus[i]);
+		snprintf(what, sizeof(what), "mtu %u", mtus[i]);
+		sweep_progress(o, i + 1, n, what);
+		ret = set_both(o, 2, args, err, errlen);
+		if (!ret)
+			ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
+		if (!ret) {
+			s->p[s->n].mtu = mtus[i];
+			s->p[s->n].mbps1 = r->mbps;
+			ret = sweep_probe(o, 2, PROBE_STREAM, 0, r, err, errlen);
+			s->p[s->n].mbps2 = r->mbps;
+			s->n++;
+		}
+		free(r);
+	}
+	sweep_progress_done(o);
+	journal_temp_end();
+	if (ret)
+		return ret;
+	/* The HiperSockets pattern: one flow collapses at a large MTU, two flows recover. */
+	base = s->n ? s->p[0].mbps1 : 0;
+	for (i = 1; i < s->n; i++) {
+		if (s->p[i].mtu > 9000 && s->p[i].mbps1 < 0.5 * base &&
+		    s->p[i].mbps2 > 2 * s->p[i].mbps1) {
+			s->collapse = true;
+			s->collapse_mtu = s->p[i].mtu;
+			break;
+		}
+	}
+	s->elapsed_s = now_s() - t0;
+	return 0;
+}
+
+void sweep_mtu_print(const struct mtu_sweep *s)
+{
+	unsigned int i;
+
+	open_json_object("mtu-sweep");
+	print_text("MTU sweep (one flow, two flows):\n  %6s %12s %12s\n", "mtu", "1 flow", "2 flows");
+	open_json_array(PRINT_JSON, "points");
+	for (i = 0; i < s->n; i++) {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "mtu", "  %6llu", s->p[i].mtu);
+		print_float(PRINT_ANY, "mbps-1flow", " %12.1f", s->p[i].mbps1);
+		print_float(PRINT_ANY, "mbps-2flows", " %12.1f\n", s->p[i].mbps2);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_bool(PRINT_ANY, "large-mtu-collapse", "large-MTU single-flow collapse: %s", s->collapse);
+	if (s->collapse)
+		print_uint(PRINT_ANY, "collapse-mtu", " from mtu %llu", s->collapse_mtu);
+	print_text("\n");
+	print_float(PRINT_ANY, "elapsed-s", "elapsed %.1f s\n", s->elapsed_s);
+	close_json_object();
+}
+
+int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *used, char *err,
+		       size_t errlen)
+{
+	const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	uint64_t u;
+	double d;
+	char *end;
+
+	*used = 2;
+	if (!strcmp(a, "--quiet")) {
+		o->quiet = true;
+		*used = 1;
+		return 1;
+	}
+	if (strcmp(a, "--peer") && strcmp(a, "--peer-dev") && strcmp(a, "--peer-netns") &&
+	    strcmp(a, "--duration") && strcmp(a, "--warmup") && strcmp(a, "--cc") &&
+	    strcmp(a, "--svg") && strcmp(a, "--points") && strcmp(a, "--min") && strcmp(a, "--max") &&
+	    strcmp(a, "--tsq-constrained"))
+		return 0;
+	if (!v) {
+		snprintf(err, errlen, "%s needs a value", a);
+		return -EINVAL;
+	}
+	if (!strcmp(a, "--peer"))
+		o->peer = v;
+	else if (!strcmp(a, "--peer-dev"))
+		o->peer_dev = v;
+	else if (!strcmp(a, "--peer-netns"))
+		o->peer_netns = v;
+	else if (!strcmp(a, "--svg"))
+		o->svg = v;
+	else if (!strcmp(a, "--cc")) {
+		if (strlen(v) >= sizeof(o->cc)) {
+			snprintf(err, errlen, "congestion control name '%s' is too long", v);
+			return -EINVAL;
+		}
+		snprintf(o->cc, sizeof(o->cc), "%s", v);
+	} else if (!strcmp(a, "--duration") || !strcmp(a, "--warmup")) {
+		d = strtod(v, &end);
+		if (*end || d < 0 || d > 3600 || (!strcmp(a, "--duration") && d < 0.2)) {
+			snprintf(err, errlen, "%s: '%s' is not a number of seconds (0.2-3600)", a, v);
+			return -EINVAL;
+		}
+		if (!strcmp(a, "--duration"))
+			o->duration_s = d;
+		else
+			o->warmup_s = d;
+	} else if (!strcmp(a, "--points")) {
+		if (parse_u64(v, &u) || u < 3 || u > SWEEP_MAX_POINTS - 4) {
+			snprintf(err, errlen, "--points: '%s' is not 3-%d", v, SWEEP_MAX_POINTS - 4);
+			return -EINVAL;
+		}
+		o->points = (unsigned int)u;
+	} else {
+		if (parse_size(v, &u) || u < 1024 || u > (1ULL << 31)) {
+			snprintf(err, errlen, "%s: '%s' is not a size from 1K to 2G", a, v);
+			return -EINVAL;
+		}
+		if (!strcmp(a, "--min"))
+			o->tsq_min = u;
+		else if (!strcmp(a, "--max"))
+			o->tsq_max = u;
+		else
+			o->tsq_constrained = u;
+	}
+	return 1;
+}
+
+/* Common checks of a sweep's device and peer; prints the error; exit code or 0. */
+int sweep_prepare(struct sweep_opts *o, const char *cmd)
+{
+	if (!o->dev) {
+		et_err("%s: missing device", cmd);
+		return EXIT_USAGE;
+	}
+	if (!o->peer) {
+		et_err("%s: missing --peer ADDR[:PORT] (an 'ethtune serve' at the other end)", cmd);
+		return EXIT_USAGE;
+	}
+	if (o->tsq_min >= o->tsq_max) {
+		et_err("%s: --min must be below --max", cmd);
+		return EXIT_USAGE;
+	}
+	if (!have_cap_net_admin()) {
+		et_err("%s: needs CAP_NET_ADMIN (it changes %s temporarily); run as root", cmd,
+		       o->dev);
+		return EXIT_FAIL;
+	}
+	if (enter_netns_opt())
+		return EXIT_FAIL;
+	if (!if_nametoindex(o->dev)) {
+		report_missing_dev(o->dev);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
