@@ -51,6 +51,9 @@ static const struct drv_pathology virtio_paths[] = {
 	  "tx-frames 0 (e.g. only rx-usecs) could toggle napi_tx off on 2023 kernels",
 	  "check napi_tx after any ethtool -C on virtio_net; set tx-frames explicitly",
 	  "netdev 2023 'virtio-net: fix the napi_tx toggling' thread (Heng Qi)" },
+	{ "no BQL before v6.11 (c8bd1f7f3e61 added it, napi_tx mode only): the queue can fill with "
+	  "bytes TSQ does not see once several flows share it",
+	  "a v6.11+ guest kernel; fq/fq_codel on the guest device", "c8bd1f7f3e61" },
 	{ "completion time is set by the host backend (vhost-net, zero-copy waits for the host NIC)",
 	  "measure D with txlat; host-side tuning", "drivers/vhost/net.c" },
 };
@@ -119,13 +122,15 @@ static const struct drv_param ixgbe_params[] = {
 	{ "rx-usecs", "EITR of the vector; also governs TX when RX and TX share a vector (default)",
 	  "us", "1 = dynamic, 0 = off, else fixed; EITR 2 us units", "1 (dynamic)",
 	  "drivers/net/ethernet/intel/ixgbe/ixgbe_ethtool.c ixgbe_set_coalesce" },
-	{ "tx-usecs", "only when TX has vectors of its own; rejected while queues are paired",
-	  "us", "as rx-usecs", "1 (dynamic)", "ixgbe_ethtool.c ixgbe_set_coalesce" },
+	{ "tx-usecs", "only for TX-only vectors; mixed RX/TX vectors use the rx-usecs ITR",
+	  "us", "stored as usecs << 2, EITR masked to 2 us", "1 (dynamic, ~12k interrupts/s)",
+	  "ixgbe_ethtool.c ixgbe_set_coalesce, ixgbe_main.c ixgbe_write_eitr" },
 	{ "tx-frames-irq", "TX clean work limit per NAPI poll, not a moderation count", "frames",
 	  NULL, "256", "ixgbe.h IXGBE_DEFAULT_TX_WORK" },
 };
 static const struct drv_pathology ixgbe_paths[] = {
-	{ "tx-usecs cannot be set with paired (combined) queues: the RX ITR decides TX completion",
+	{ "with paired (combined) queues the RX ITR decides TX completion; tx-usecs only acts on "
+	  "TX-only vectors",
 	  "set rx-usecs, or separate rx/tx channels (ethtool -L rx N tx N) to get tx-usecs",
 	  "ixgbe_ethtool.c" },
 };

@@ -15,6 +15,8 @@ static const struct et_cmd commands[] = {
 	  "            gso-ipv4-max-size N | txqueuelen N  [--for SECONDS]" },
 	{ "restore", cmd_restore, "restore [DEV] [--list]" },
 	{ "sweep", cmd_sweep, "sweep tsq|mtu|coalesce DEV --peer ADDR[:PORT] ..." },
+	{ "diagnose", cmd_diagnose,
+	  "diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] [--mtu-sweep] [--svg F]" },
 	{ "serve", cmd_serve, "serve [--bind ADDR] [--port P] [--once]" },
 	{ "probe", cmd_probe,
 	  "probe --peer ADDR[:PORT] [--test stream|maerts|rr|crr] [--duration S] [--warmup S]\n"

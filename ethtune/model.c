@@ -385,6 +385,19 @@ double model_sw(double L, double rho, double R, double D)
 	return bits / (bits / R + (D > 0 ? D : 0));
 }
 
+double model_window(double L, double truesize, double pacing_bps)
+{
+	double limit = L;
+
+	if (truesize <= 0 || L <= 0)
+		return 0;
+	if (pacing_bps > 0) {
+		limit = fmax(2 * truesize, pacing_bps / 8 / 1024);
+		limit = fmin(limit, L);
+	}
+	return (floor(limit / truesize) + 1) * truesize;
+}
+
 double model_knee(double R, double D, double rho, double frac)
 {
 	if (rho <= 0 || frac <= 0 || frac >= 1)

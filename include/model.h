@@ -60,6 +60,12 @@ int model_timer_parse(const char *s, enum model_timer *t);
 /* Stop-and-wait throughput curve used by sweeps: W = rho*L payload bytes in flight per cycle,
  * X(L) = 8W / (8W/R + D); R (bit/s) is the plateau, D (s) the effective completion delay. */
 double model_sw(double L, double rho, double R, double D);
+/* Bytes (truesize) a socket holds when throttled at sysctl value L: the kernel limit
+ * min(max(2*truesize, pacing_bps/8/1024), L) (pacing_bps <= 0: L alone, pre-3.12), rounded up
+ * to whole skbs plus the one that passes the "wmem > limit" check. Sweeps should fit against
+ * this rather than the raw sysctl: below one skb and above ~1 ms of pacing rate the sysctl
+ * stops mattering. */
+double model_window(double L, double truesize, double pacing_bps);
 /* Smallest L reaching frac of R: L* = frac/(1-frac) * R*D/8 / rho. */
 double model_knee(double R, double D, double rho, double frac);
 

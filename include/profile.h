@@ -59,6 +59,15 @@ unsigned int profile_dirs(const char **dirs, unsigned int max);
 const char *profile_get(const struct profile *p, int sect, const char *key);
 unsigned int profile_count(const struct profile *p, int sect);
 
+/* Building a profile (ethtune tune): start empty with a name, add entries (each checked as the
+ * parser would; -EINVAL/-EEXIST/-ENOSPC with one line in err), then save. profile_save()
+ * writes atomically (temp file + rename) and re-parses what it wrote. */
+void profile_init(struct profile *p, const char *name);
+int profile_add(struct profile *p, int sect, const char *key, const char *val, char *err,
+		size_t errlen);
+int profile_format(const struct profile *p, char *buf, size_t len);
+int profile_save(const struct profile *p, const char *path, char *err, size_t errlen);
+
 /* -1: does not match; otherwise a specificity score (higher is more specific). */
 int profile_match(const struct profile *p, const struct prof_dev *d);
 /* Compare kernel release strings numerically ("6.1.0-13-amd64" vs "6.16"): <0, 0, >0. */

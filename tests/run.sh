@@ -18,18 +18,18 @@ count() {	# count KTAP/TAP result lines of one test file's output
 	p=$(grep -Ec '^ *ok [0-9]+' "$f")
 	fl=$(grep -Ec '^ *not ok [0-9]+' "$f")
 	pass=$((pass + p - s)); skip=$((skip + s)); fail=$((fail + fl))
-	echo "$fl"
+	last_fail=$fl
 }
 
 run_one() {	# run_one NAME TIMEOUT CMD...: a file that exits non-zero without a failed line fails once
-	local name=$1 to=$2 out rc nf; shift 2
+	local name=$1 to=$2 out rc; shift 2
 	out="$LOG/$(echo "$name" | tr '/' '_').log"
 	echo "# ---- $name"
 	timeout -k 10 "$to" "$@" >"$out" 2>&1
 	rc=$?
 	cat "$out"
-	nf=$(count "$out")
-	if [ $rc -ne 0 ] && [ "$nf" -eq 0 ]; then
+	count "$out"
+	if [ $rc -ne 0 ] && [ "$last_fail" -eq 0 ]; then
 		echo "not ok - $name exited with status $rc"
 		fail=$((fail + 1))
 	fi

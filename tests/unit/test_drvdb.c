@@ -62,7 +62,7 @@ static void test_facts(void **state)
 	assert_string_equal(drvdb_param(d, "tx-usecs")->dflt, "16 (was 128)");
 	assert_non_null(strstr(drvdb_param(d, "tx-usecs")->source, "ecfd2ce1a9d5"));
 	d = drvdb_lookup("mlx5_core");
-	assert_string_equal(drvdb_param(d, "tx-usecs")->dflt, "16");
+	assert_string_equal(drvdb_param(d, "tx-usecs")->dflt, "16 (16 in CQE mode)");
 	assert_string_equal(drvdb_param(d, "tx-frames")->dflt, "32");
 	assert_non_null(strstr(drvdb_param(d, "cqe-mode-tx")->source, "48bfc39791b8"));
 	d = drvdb_lookup("e1000e");

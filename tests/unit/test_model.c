@@ -148,6 +148,19 @@ static void test_timer_names(void **state)
 	assert_string_equal(model_timer_name(MODEL_TIMER_NEXT_XMIT), "next-xmit");
 }
 
+static void test_window(void **state)
+{
+	/* 128 KiB, 66184 B skbs: two skbs in flight, as model_derive() says */
+	assert_true(model_window(131072, 66184, 10e9) == 2 * 66184.0);
+	/* a sysctl below one skb still lets one skb out (the check precedes the charge) */
+	assert_true(model_window(1024, 66184, 10e9) == 66184.0);
+	/* pacing cap: 10G -> 1220703 B, however large the sysctl */
+	assert_true(model_window(64 << 20, 66184, 10e9) == model_window(1220703, 66184, 10e9));
+	/* v3.6: the sysctl alone */
+	assert_true(model_window(64 << 20, 66184, 0) > 60e6);
+	assert_true(model_window(0, 66184, 0) == 0);
+}
+
 static void test_sw_and_knee(void **state)
 {
 	double R = 9.4e9, D = 150e-6, rho = 0.98, k = model_knee(R, D, rho, 0.95);
@@ -302,7 +315,7 @@ int main(void)
 		cmocka_unit_test(test_timer_names),	  cmocka_unit_test(test_sw_and_knee),
 		cmocka_unit_test(test_fit_exact),	  cmocka_unit_test(test_fit_noisy),
 		cmocka_unit_test(test_fit_flat),	  cmocka_unit_test(test_fit_bad_input),
-		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_cli),		  cmocka_unit_test(test_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

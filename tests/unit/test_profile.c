@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "profile.h"
@@ -195,12 +196,49 @@ static void test_shipped(void **state)
 	assert_int_equal(profile_find("bad name", &P, err, sizeof(err)), -EINVAL);
 }
 
+static void test_write_roundtrip(void **state)
+{
+	struct profile w, r;
+	char path[] = "/tmp/ethtune-prof-XXXXXX", file[64];
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	snprintf(file, sizeof(file), "%s.profile", path);
+	profile_init(&w, "txsim-measured");
+	assert_int_equal(profile_add(&w, PS_MATCH, "driver", "txsim", err, sizeof(err)), 0);
+	assert_int_equal(profile_add(&w, PS_COALESCE, "tx-usecs", "16", err, sizeof(err)), 0);
+	assert_int_equal(profile_add(&w, PS_COALESCE, "tx-usecs", "8", err, sizeof(err)), -EEXIST);
+	assert_int_equal(profile_add(&w, PS_COALESCE, "tx-usec", "8", err, sizeof(err)), -EINVAL);
+	assert_int_equal(profile_add(&w, PS_COALESCE, "tx-frames", "1\n[x]", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(profile_add(&w, PS_SYSCTL, "net.ipv4.tcp_limit_output_bytes", "131072",
+				     err, sizeof(err)), 0);
+	/* incomplete provenance: save refuses and writes nothing */
+	assert_int_equal(profile_add(&w, PS_PROVENANCE, "kind", "measured", err, sizeof(err)), 0);
+	assert_int_equal(profile_save(&w, file, err, sizeof(err)), -EINVAL);
+	assert_int_equal(access(file, F_OK), -1);
+	assert_int_equal(profile_add(&w, PS_PROVENANCE, "host", "lab", err, sizeof(err)), 0);
+	assert_int_equal(profile_add(&w, PS_PROVENANCE, "date", "2026-11-30", err, sizeof(err)), 0);
+	assert_int_equal(profile_add(&w, PS_PROVENANCE, "objective", "throughput", err,
+				     sizeof(err)), 0);
+	assert_int_equal(profile_save(&w, file, err, sizeof(err)), 0);
+	assert_int_equal(profile_load(file, &r, err, sizeof(err)), 0);
+	unlink(file);
+	assert_string_equal(r.name, "txsim-measured");
+	assert_string_equal(profile_get(&r, PS_COALESCE, "tx-usecs"), "16");
+	assert_string_equal(profile_get(&r, PS_PROVENANCE, "objective"), "throughput");
+	assert_int_equal(r.n, w.n + 1); /* + [profile] name */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_name),
 		cmocka_unit_test(test_parse_bad),  cmocka_unit_test(test_kver),
 		cmocka_unit_test(test_match),	   cmocka_unit_test(test_shipped),
+		cmocka_unit_test(test_write_roundtrip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,382 @@
+/* ethtune diagnose: one verdict on a device's TX completion, with evidence and a remedy. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/if_link.h>
+#include <linux/ethtool_netlink.h>
+
+#include "commands.h"
+#include "devobj.h"
+#include "drvdb.h"
+#include "ethtune.h"
+#include "json_print.h"
+#include "model.h"
+#include "sweep.h"
+#include "txlat_run.h"
+
+enum verdict { V_PROMPT, V_SOFTWARE, V_DELAYED, V_ORPHAN, V_STALL, V_LARGE_MTU };
+
+static const char *const verdict_names[] = {
+	[V_PROMPT] = "prompt-completion",   [V_SOFTWARE] = "software-device",
+	[V_DELAYED] = "delayed-completion", [V_ORPHAN] = "orphans-at-xmit",
+	[V_STALL] = "completion-stalls",    [V_LARGE_MTU] = "large-mtu-collapse",
+};
+
+/* Devices whose "completion" is the receiver consuming the skb, not hardware. */
+static bool software_kind(const char *kind, const char *driver)
+{
+	static const char *const sw[] = { "veth", "tun", "tap", "loopback", "bridge", "macvlan",
+					  "ipvlan", "vxlan", "dummy", "geneve", "netkit", NULL };
+	unsigned int i;
+
+	for (i = 0; sw[i]; i++)
+		if (!strcmp(kind, sw[i]) || !strcmp(driver, sw[i]))
+			return true;
+	return false;
+}
+
+struct diag {
+	char driver[32], kind[32];
+	uint32_t mtu, max_mtu, gso;
+	struct et_vals coal;
+	bool have_coal;
+	double one_flow, two_flows;
+	struct txlat_sample tl;
+	struct tsq_sweep tsq;
+	struct mtu_sweep mtus;
+	bool did_mtu;
+	enum verdict v;
+	char evidence[4][256];
+	unsigned int nev;
+	char remedy[3][256];
+	unsigned int nrem;
+	double elapsed_s;
+};
+
+static void ev(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ev(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->nev >= 4)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->evidence[d->nev++], sizeof(d->evidence[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void rem(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rem(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->nrem >= 3)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->remedy[d->nrem++], sizeof(d->remedy[0]), fmt, ap);
+	va_end(ap);
+}
+
+static int read_state(const char *dev, struct diag *d)
+{
+	struct nl_sock rt, eth;
+	struct et_link l;
+	struct et_drvinfo di;
+	int ret;
+
+	ret = nl_open_rtnl(&rt);
+	if (ret)
+		return ret;
+	ret = link_get(&rt, dev, &l);
+	nl_close(&rt);
+	if (ret)
+		return ret;
+	snprintf(d->kind, sizeof(d->kind), "%s", l.kind);
+	d->mtu = (uint32_t)l.v.v[IFLA_MTU];
+	d->max_mtu = (uint32_t)l.v.v[IFLA_MAX_MTU];
+	d->gso = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
+	ret = nl_open_genl(&eth, "ethtool");
+	if (ret)
+		return ret;
+	drvinfo_get(&eth, dev, &di);
+	snprintf(d->driver, sizeof(d->driver), "%s", di.ok ? di.driver : "");
+	d->have_coal = !obj_get(&eth, &et_coalesce, dev, &d->coal);
+	nl_close(&eth);
+	if (!strcmp(dev, "lo"))
+		snprintf(d->kind, sizeof(d->kind), "loopback");
+	return 0;
+}
+
+/* The coalescing knob that sets this driver's TX completion delay. */
+static const char *tx_knob(const struct diag *d)
+{
+	const struct drv_info *di = drvdb_lookup(d->driver);
+	unsigned int i;
+
+	if (d->have_coal && vals_has(&d->coal, ETHTOOL_A_COALESCE_TX_USECS))
+		return "tx-usecs";
+	for (i = 0; di && i < di->n_params; i++)
+		if (obj_param(&et_coalesce, di->params[i].key))
+			return di->params[i].key;
+	return NULL;
+}
+
+static void remedy_from_db(struct diag *d, const char *word)
+{
+	const struct drv_info *di = drvdb_lookup(d->driver);
+	unsigned int i;
+
+	for (i = 0; di && i < di->n_paths; i++)
+		if (strcasestr(di->paths[i].what, word)) {
+			rem(d, "%s (%s)", di->paths[i].remedy, di->paths[i].source);
+			return;
+		}
+}
+
+static void decide(const char *dev, struct diag *d)
+{
+	const struct tsq_sweep *s = &d->tsq;
+	double R = s->fit_ok ? s->fit.R / 1e6 : fmax(d->one_flow, 0);
+	double D_us = s->fit_ok ? s->fit.D * 1e6 : NAN;
+	bool sw = software_kind(d->kind, d->driver);
+
+	if (d->tl.ok && d->tl.tcp_skbs > 100 && d->tl.orphan_frac > 0.5) {
+		d->v = V_ORPHAN;
+		ev(d, "%.0f%% of %llu TCP skbs were not owned by their socket when freed (txlat)",
+		   100 * d->tl.orphan_frac, (unsigned long long)d->tl.tcp_skbs);
+		ev(d, "TSQ and BQL cannot see this device's queue: single flows are not throttled by "
+		      "completions, and bufferbloat moves into the driver");
+		remedy_from_db(d, "orphan");
+		if (!d->nrem)
+			rem(d, "make the driver keep skbs owned until completion (napi_tx / a TX "
+			       "completion interrupt)");
+		return;
+	}
+	if (d->did_mtu && d->mtus.collapse) {
+		d->v = V_LARGE_MTU;
+		ev(d, "one flow collapses from mtu %u while two flows recover (HiperSockets "
+		      "pattern)", d->mtus.collapse_mtu);
+		rem(d, "use an MTU below %u, or make completions independent of the next transmit",
+		    d->mtus.collapse_mtu);
+		remedy_from_db(d, "next");
+		return;
+	}
+	if (d->two_flows > 2 * d->one_flow && d->one_flow < 0.5 * fmax(R, d->two_flows)) {
+		d->v = V_STALL;
+		ev(d, "one flow %.1f Mbit/s, two flows %.1f Mbit/s: a second flow's transmits free "
+		      "the first flow's skbs", d->one_flow, d->two_flows);
+		if (d->tl.ok)
+			ev(d, "xmit-to-free p50 %.0f us, p99 %.0f us (txlat)", d->tl.p50_us,
+			   d->tl.p99_us);
+		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
+		       "completion interrupt or shorten the timer");
+		remedy_from_db(d, "next");
+		return;
+	}
+	if (sw) {
+		d->v = V_SOFTWARE;
+		ev(d, "%s is a software device (%s): its \"completion\" is the receiver consuming the "
+		      "skb", dev, d->kind[0] ? d->kind : d->driver);
+		if (s->fit_ok)
+			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s", R,
+			   D_us, s->cap_default_mbps);
+		return;
+	}
+	if (s->fit_ok && (D_us > 50 || s->cap_current_mbps < 0.95 * R)) {
+		struct model_in in;
+		const char *knob = tx_knob(d);
+		double us;
+
+		d->v = V_DELAYED;
+		ev(d, "effective completion delay D %.0f us [%.0f, %.0f]; knee at %.0f KiB", D_us,
+		   s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, s->fit.knee / 1024);
+		ev(d, "single-flow cap %.0f Mbit/s at the current tcp_limit_output_bytes %llu, %.0f "
+		      "Mbit/s at 4 MiB, plateau %.0f Mbit/s",
+		   s->cap_current_mbps, (unsigned long long)s->tsq_before, s->cap_default_mbps, R);
+		if (d->tl.ok)
+			ev(d, "txlat: xmit-to-free p50 %.0f us, p99 %.0f us", d->tl.p50_us,
+			   d->tl.p99_us);
+		model_defaults(&in);
+		in.rate_bps = s->fit.R;
+		in.tsq = s->tsq_before ? s->tsq_before : 4194304;
+		in.mtu = d->mtu >= 576 ? d->mtu : 1500;
+		in.gso_size = d->gso >= in.mtu && d->gso <= 65536 ? d->gso : 65536;
+		us = model_max_tx_usecs(&in, 0.95);
+		if (knob && us >= 0)
+			rem(d, "ethtune set %s coalesce %s %.0f (largest delay that keeps 95%% of %.0f "
+			       "Mbit/s at the current TSQ limit, by the model)",
+			    dev, knob, floor(us), R);
+		rem(d, "or raise net.ipv4.tcp_limit_output_bytes to at least %.0f",
+		    ceil(s->fit.knee));
+		return;
+	}
+	d->v = V_PROMPT;
+	if (s->fit_ok)
+		ev(d, "D %.1f us; one flow reaches %.0f%% of the plateau at the current limit", D_us,
+		   R > 0 ? 100 * s->cap_current_mbps / R : 0);
+	if (d->tl.ok)
+		ev(d, "txlat: xmit-to-free p50 %.0f us", d->tl.p50_us);
+}
+
+static void print_diag(const char *dev, const struct diag *d)
+{
+	unsigned int i;
+
+	print_string(PRINT_ANY, "verdict", "\nverdict: %s\n", verdict_names[d->v]);
+	open_json_array(PRINT_JSON, "evidence");
+	for (i = 0; i < d->nev; i++) {
+		print_text("  evidence: ");
+		print_string(PRINT_ANY, NULL, "%s\n", d->evidence[i]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	open_json_array(PRINT_JSON, "remedy");
+	for (i = 0; i < d->nrem; i++) {
+		print_text("  remedy: ");
+		print_string(PRINT_ANY, NULL, "%s\n", d->remedy[i]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_float(PRINT_ANY, "elapsed-s", "diagnose took %.1f s\n", d->elapsed_s);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmd_diagnose(int argc, char **argv)
+{
+	struct sweep_opts o;
+	struct diag *d;
+	struct probe_result *r;
+	bool mtu_sweep = false, no_txlat = false;
+	char err[512];
+	double t0 = now_s();
+	int i, used, ret;
+
+	sweep_opts_init(&o);
+	o.duration_s = 1.5;
+	o.warmup_s = 0.3;
+	o.points = 7;
+	o.tsq_min = 4096;
+	for (i = 1; i < argc; i += used) {
+		ret = sweep_parse_common(&o, argc, argv, i, &used, err, sizeof(err));
+		if (ret < 0) {
+			et_err("diagnose: %s", err);
+			return EXIT_USAGE;
+		}
+		if (ret)
+			continue;
+		used = 1;
+		if (!strcmp(argv[i], "--mtu-sweep"))
+			mtu_sweep = true;
+		else if (!strcmp(argv[i], "--no-txlat"))
+			no_txlat = true;
+		else if (argv[i][0] != '-' && !o.dev)
+			o.dev = argv[i];
+		else {
+			et_err("diagnose: unknown option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	ret = sweep_prepare(&o, "diagnose");
+	if (ret)
+		return ret;
+	d = calloc(1, sizeof(*d));
+	r = calloc(1, sizeof(*r));
+	if (!d || !r) {
+		free(d);
+		free(r);
+		return EXIT_FAIL;
+	}
+	ret = read_state(o.dev, d);
+	if (ret) {
+		et_err("diagnose %s: cannot read the device: %s", o.dev, strerror(-ret));
+		goto out;
+	}
+	new_json_obj(et_opts.json);
+	print_string(PRINT_ANY, "device", "ethtune diagnose %s", o.dev);
+	print_string(PRINT_ANY, "driver", " (driver %s", d->driver[0] ? d->driver : "?");
+	print_string(PRINT_ANY, "kind", "%s", d->kind[0] ? ", " : "");
+	print_text("%s", d->kind);
+	print_string(PRINT_ANY, "peer", ") via %s\n", o.peer);
+	if (d->have_coal)
+		obj_show(&et_coalesce, &d->coal);
+
+	/* 1. Load with tracing: orphans and the xmit-to-free latency. */
+	sweep_progress(&o, 1, 4, "one flow under txlat");
+	if (!no_txlat)
+		txlat_sample_start(o.dev, o.duration_s, &d->tl);
+	ret = sweep_probe(&o, 1, PROBE_STREAM, 0, r, err, sizeof(err));
+	if (!no_txlat)
+		txlat_sample_finish(&d->tl);
+	if (ret)
+		goto fail;
+	d->one_flow = r->mbps;
+	sweep_progress(&o, 2, 4, "two flows");
+	ret = sweep_probe(&o, 2, PROBE_STREAM, 0, r, err, sizeof(err));
+	if (ret)
+		goto fail;
+	d->two_flows = r->mbps;
+	open_json_object("probe");
+	print_float(PRINT_ANY, "one-flow-mbps", "one flow %.1f Mbit/s", d->one_flow);
+	print_float(PRINT_ANY, "two-flows-mbps", ", two flows %.1f Mbit/s\n", d->two_flows);
+	close_json_object();
+	open_json_object("txlat");
+	if (d->tl.ok) {
+		print_float(PRINT_ANY, "p50-us", "txlat: xmit-to-free p50 %.1f us", d->tl.p50_us);
+		print_float(PRINT_ANY, "p99-us", ", p99 %.1f us", d->tl.p99_us);
+		print_float(PRINT_ANY, "orphan-fraction", ", orphaned %.2f", d->tl.orphan_frac);
+		print_string(PRINT_ANY, "free-is", " (%s)\n", d->tl.free_is);
+	} else {
+		print_text("txlat: n/a%s%s\n", d->tl.err[0] ? " - " : "",
+			   no_txlat ? "disabled" : d->tl.err);
+	}
+	close_json_object();
+
+	/* 2. TSQ sweep and model fit. */
+	ret = sweep_tsq(&o, &d->tsq, err, sizeof(err));
+	if (ret)
+		goto fail;
+	sweep_tsq_print(&d->tsq);
+
+	/* 3. MTU sweep where large MTUs exist and the peer's MTU can follow. */
+	if (mtu_sweep || (d->max_mtu > 9000 && o.peer_dev)) {
+		if (!o.peer_dev)
+			et_warn("diagnose: --mtu-sweep without --peer-dev: the peer keeps its MTU");
+		ret = sweep_mtu(&o, &d->mtus, err, sizeof(err));
+		if (ret)
+			goto fail;
+		d->did_mtu = true;
+		sweep_mtu_print(&d->mtus);
+	}
+	d->elapsed_s = now_s() - t0;
+	decide(o.dev, d);
+	print_diag(o.dev, d);
+	if (o.svg) {
+		struct svg_hist h = { .n = d->tl.nhist };
+
+		memcpy(h.lo_us, d->tl.hist_lo, sizeof(h.lo_us));
+		memcpy(h.hi_us, d->tl.hist_hi, sizeof(h.hi_us));
+		memcpy(h.count, d->tl.hist_count, sizeof(h.count));
+		if (svg_write(o.svg, "ethtune diagnose", &d->tsq, &h))
+			et_warn("cannot write %s", o.svg);
+	}
+	delete_json_obj();
+	ret = 0;
+	goto out;
+fail:
+	delete_json_obj();
+	et_err("diagnose %s: %s", o.dev, err);
+out:
+	free(d);
+	free(r);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}

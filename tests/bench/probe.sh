@@ -1,0 +1,60 @@
+#!/bin/bash
+# Probe data path against the reference tools, side by side and interleaved in one run:
+# single-flow stream vs iperf3 (same message size and congestion control) and 1-flow RR rate vs
+# sockperf ping-pong (same message size), on loopback and on a veth pair between two namespaces.
+# Prints medians and ratios ethtune/reference (target >= 1.0). BENCH_ROUNDS, BENCH_SECONDS.
+set -u
+. "$(dirname "$0")/../lib/probe_env.sh"
+trap pe_cleanup EXIT
+ROUNDS=${BENCH_ROUNDS:-3}
+T=${BENCH_SECONDS:-3}
+MSG=${BENCH_MSG:-128K}
+RRMSG=${BENCH_RR_MSG:-14}
+CC=${BENCH_CC:-cubic}
+if [ "$(id -u)" -ne 0 ] || ! pe_setup bench; then echo "# SKIP: needs root and namespaces"; exit 0; fi
+for t in iperf3 sockperf; do command -v $t >/dev/null || { echo "# SKIP: $t not installed"; exit 0; }; done
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (y > 0) printf "%.2f", x / y; else print "n/a" }'; }
+
+et() {	# et NS ADDR ARGS: ethtune's headline number
+	"$E" --netns "$1" --json probe --peer "$2" --duration $T --warmup 1 "${@:3}" |
+		python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(r.get("throughput-mbps", r.get("transactions-per-s")))' 2>/dev/null || echo 0
+}
+ip3() {	# ip3 NS ADDR: iperf3 receiver Mbit/s
+	ip netns exec "$1" iperf3 -c "$2" -p 5201 -t $T -O 1 -C $CC -l $MSG -J 2>/dev/null |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6)' 2>/dev/null || echo 0
+}
+spp() {	# spp NS ADDR: sockperf ping-pong round trips per second
+	ip netns exec "$1" sockperf pp --tcp -i "$2" -p 11111 -t $T -m $RRMSG 2>&1 |
+		sed -n 's/.*Valid Duration\] RunTime=\([0-9.]*\) sec; SentMessages=[0-9]*; ReceivedMessages=\([0-9]*\).*/\2 \1/p' |
+		awk '{ printf "%.1f\n", $1 / $2 }' | grep . || echo 0
+}
+
+bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
+	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() i x y
+	"$E" --netns $sns serve --port 12866 >/dev/null 2>&1 & local sp=$!
+	ip netns exec $sns iperf3 -s -p 5201 >/dev/null 2>&1 & local ip=$!
+	ip netns exec $sns sockperf sr --tcp -i $addr -p 11111 >/dev/null 2>&1 & local kp=$!
+	PE_PIDS="$PE_PIDS $sp $ip $kp"
+	pe_wait_port $sns 12866; pe_wait_port $sns 5201; pe_wait_port $sns 11111
+	for i in $(seq $ROUNDS); do
+		a+=("$(et $cns $addr --cc $CC --msg-size $MSG)")
+		b+=("$(ip3 $cns $addr)")
+		c+=("$(et $cns $addr --test rr --nodelay --msg-size $RRMSG)")
+		d+=("$(spp $cns $addr)")
+	done
+	kill $sp $ip $kp 2>/dev/null; wait $sp $ip $kp 2>/dev/null
+	x=$(median "${a[@]}"); y=$(median "${b[@]}")
+	printf '%-9s stream %s cc %s: ethtune %10.1f Mbit/s  iperf3   %10.1f Mbit/s  ratio %s\n' \
+		"$label" "$MSG" "$CC" "$x" "$y" "$(ratio "$x" "$y")"
+	echo "#   rounds: ethtune ${a[*]} / iperf3 ${b[*]}"
+	x=$(median "${c[@]}"); y=$(median "${d[@]}")
+	printf '%-9s rr %s B:        ethtune %10.1f trans/s sockperf %10.1f trans/s ratio %s\n' \
+		"$label" "$RRMSG" "$x" "$y" "$(ratio "$x" "$y")"
+	echo "#   rounds: ethtune ${c[*]} / sockperf ${d[*]}"
+}
+
+echo "# probe bench: $ROUNDS interleaved rounds of $T s each; medians; ratio = ethtune / reference"
+bench_path loopback $PE_A $PE_A 127.0.0.1
+bench_path veth $PE_A $PE_B $PE_IP_B
