@@ -15,6 +15,9 @@ static const struct et_cmd commands[] = {
 	  "            gso-ipv4-max-size N | txqueuelen N  [--for SECONDS]" },
 	{ "restore", cmd_restore, "restore [DEV] [--list]" },
 	{ "sweep", cmd_sweep, "sweep tsq|mtu|coalesce DEV --peer ADDR[:PORT] ..." },
+	{ "tune", cmd_tune,
+	  "tune DEV --peer ADDR[:PORT] --objective throughput|latency|cpu|balanced [--param KEY]\n"
+	  "            [--values V,...] [--write-profile FILE | --profile-name NAME]" },
 	{ "diagnose", cmd_diagnose,
 	  "diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] [--mtu-sweep] [--svg F]" },
 	{ "serve", cmd_serve, "serve [--bind ADDR] [--port P] [--once]" },

@@ -1,4 +1,5 @@
 /* Single-flow throughput under TSQ and delayed TX completion: event simulation and curve fit. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@ void model_defaults(struct model_in *in)
 	in->rtt_us = -1;
 	in->t_sw_us = 5;
 	in->one_skb_exception = true;
+	in->exception_skbs = 1;
 	in->timer = MODEL_TIMER_RESTART;
 	in->skb_overhead = 1024;
 }
@@ -55,6 +57,55 @@ int model_timer_parse(const char *s, enum model_timer *t)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+static int kver_parse(const char *s, int v[3])
+{
+	int i;
+
+	v[0] = v[1] = v[2] = 0;
+	for (i = 0; i < 3; i++) {
+		char *end;
+		long x;
+
+		if (!isdigit((unsigned char)*s))
+			return i >= 2 ? 0 : -EINVAL;
+		x = strtol(s, &end, 10);
+		v[i] = (int)x;
+		s = end;
+		if (*s != '.')
+			return i >= 1 ? 0 : -EINVAL;
+		s++;
+	}
+	return 0;
+}
+
+static bool kver_ge(const int v[3], int a, int b)
+{
+	return v[0] > a || (v[0] == a && v[1] >= b);
+}
+
+int model_set_kernel(struct model_in *in, const char *release, bool paced)
+{
+	int v[3];
+
+	if (!release || kver_parse(release, v))
+		return -EINVAL;
+	if (!kver_ge(v, 3, 6)) {		/* no TSQ (46d3ceabd8d9, v3.6) */
+		in->tsq = 1ULL << 40;
+		in->pacing_bps = -1;
+	} else if (!kver_ge(v, 3, 12)) {	/* v3.6 TSQ: the sysctl alone */
+		in->pacing_bps = -1;
+	} else if (paced && kver_ge(v, 4, 20) && !kver_ge(v, 6, 16)) {
+		in->tsq = 1ULL << 40;		/* c73e5807e4f6: paced flows ignore the sysctl */
+		if (in->pacing_bps < 0)
+			in->pacing_bps = 0;
+	} else if (in->pacing_bps < 0) {
+		in->pacing_bps = 0;
+	}
+	in->one_skb_exception = kver_ge(v, 4, 10);
+	in->exception_skbs = kver_ge(v, 6, 7) ? 1 : 0;
+	return 0;
 }
 
 int model_derive(const struct model_in *in, struct model_out *o)
@@ -203,7 +254,8 @@ static int xmit(struct sim *s, double t)
 	while (s->sent < SIM_SKBS) {
 		double start;
 
-		if (s->wmem > s->o->limit && !(acks_modelled(s) && s->rtx <= 1))
+		if (s->wmem > s->o->limit &&
+		    !(acks_modelled(s) && s->rtx <= (long)s->in->exception_skbs))
 			break;
 		/* A driver that reaps its ring in ndo_start_xmit frees what has completed. */
 		if (s->in->timer == MODEL_TIMER_NEXT_XMIT && s->pending)
@@ -580,7 +632,7 @@ int model_fit(const double *L, const double *X, unsigned int n, double rho, unsi
 static const char model_usage[] =
 	"usage: ethtune model --rate RATE --tsq BYTES --tx-usecs US [--tx-frames N] [--mtu N]\n"
 	"       [--gso-size BYTES] [--rtt US] [--t-sw US] [--timer restart|first|eqe|next-xmit]\n"
-	"       [--pacing RATE|off] [--no-exception] [--target FRACTION]";
+	"       [--pacing RATE|off] [--no-exception] [--kernel VER [--paced]] [--target FRACTION]";
 
 static int model_opt_num(const char *opt, const char *s, double *v)
 {
@@ -598,6 +650,8 @@ int cmd_model(int argc, char **argv)
 {
 	struct model_in in;
 	struct model_out o;
+	const char *kernel = NULL;
+	bool paced = false;
 	double v, target = 0.95, max_us;
 	uint64_t min_tsq;
 	int i, ret;
@@ -611,6 +665,10 @@ int cmd_model(int argc, char **argv)
 
 		if (!strcmp(a, "--no-exception")) {
 			in.one_skb_exception = false;
+			continue;
+		}
+		if (!strcmp(a, "--paced")) {
+			paced = true;
 			continue;
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -669,6 +727,8 @@ int cmd_model(int argc, char **argv)
 				et_err("--pacing: '%s' is not a rate or 'off'", val);
 				return EXIT_USAGE;
 			}
+		} else if (!strcmp(a, "--kernel")) {
+			kernel = val;
 		} else if (!strcmp(a, "--timer")) {
 			if (model_timer_parse(val, &in.timer)) {
 				et_err("--timer: '%s' is not one of restart, first, eqe, next-xmit", val);
@@ -683,6 +743,14 @@ int cmd_model(int argc, char **argv)
 	if (!in.tsq || in.tx_usecs < 0) {
 		et_err("model needs --tsq and --tx-usecs (and --rate, default 10G)");
 		fprintf(stderr, "%s\n", model_usage);
+		return EXIT_USAGE;
+	}
+	if (paced && !kernel) {
+		et_err("--paced needs --kernel VER (it only matters from 2018 to v6.16)");
+		return EXIT_USAGE;
+	}
+	if (kernel && model_set_kernel(&in, kernel, paced)) {
+		et_err("--kernel: '%s' is not a kernel release (e.g. 6.1, 3.6.11)", kernel);
 		return EXIT_USAGE;
 	}
 	if (in.mtu < 576 || in.gso_size < in.mtu) {
@@ -701,7 +769,10 @@ int cmd_model(int argc, char **argv)
 	open_json_object("input");
 	print_float(PRINT_JSON, "rate-bps", NULL, in.rate_bps);
 	print_float(PRINT_FP, NULL, "rate %.4g Gbit/s", in.rate_bps / 1e9);
-	print_uint(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %llu", in.tsq);
+	if (in.tsq >= 1ULL << 40)
+		print_string(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %s", "ignored");
+	else
+		print_uint(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %llu", in.tsq);
 	print_float(PRINT_ANY, "tx-usecs", ", tx-usecs %g", in.tx_usecs);
 	print_uint(PRINT_ANY, "tx-frames", ", tx-frames %llu", in.tx_frames);
 	print_uint(PRINT_ANY, "mtu", ", mtu %llu", in.mtu);
@@ -717,8 +788,13 @@ int cmd_model(int argc, char **argv)
 		print_float(PRINT_ANY, "pacing-bps", ", pacing %.4g Gbit/s",
 			    (in.pacing_bps > 0 ? in.pacing_bps : in.rate_bps) / (is_json_context() ? 1 : 1e9));
 	print_string(PRINT_ANY, "timer", "\ncompletion timer %s", model_timer_name(in.timer));
-	print_bool(PRINT_ANY, "one-skb-exception", ", one-skb exception %s\n",
-		   in.one_skb_exception && in.rtt_us >= 0);
+	if (kernel)
+		print_string(PRINT_ANY, "kernel", ", kernel %s", kernel);
+	if (in.one_skb_exception && in.rtt_us >= 0)
+		print_uint(PRINT_ANY, "rtx-exception-skbs", ", TSQ bypassed at <= %llu skbs unacked\n",
+			   in.exception_skbs);
+	else
+		print_na("rtx-exception-skbs", ", rtx-queue exception %s\n");
 	close_json_object();
 
 	open_json_object("derived");

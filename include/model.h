@@ -24,7 +24,8 @@ struct model_in {
 	double t_sw_us;		/* interrupt/ACK -> next skb on the ring (NAPI, TSQ tasklet), us */
 	double pacing_bps;	/* sk_pacing_rate, bit/s: 0 = line rate, < 0 = limit is the
 				 * sysctl alone (v3.6-v3.11 TSQ) */
-	bool one_skb_exception; /* send anyway when rtx queue has <= 1 skb (v6.7+) */
+	bool one_skb_exception; /* send anyway when the rtx queue is short (needs ACKs: rtt_us) */
+	uint8_t exception_skbs;	/* ... at most this many skbs: 1 (v6.7+), 0 (v4.10-v6.6) */
 	enum model_timer timer;
 	uint32_t skb_overhead;	/* truesize - payload per skb, bytes */
 };
@@ -55,6 +56,11 @@ double model_max_tx_usecs(const struct model_in *in, double frac);
 /* Smallest tcp_limit_output_bytes that keeps >= frac of goodput_max (bytes); 0 if none <= 1 GiB. */
 uint64_t model_min_tsq(const struct model_in *in, double frac);
 const char *model_timer_name(enum model_timer t);
+/* Set the kernel-era fields from a release ("3.6", "6.1.0-13-amd64"): TSQ present (v3.6),
+ * pacing term (v3.12), sysctl ignored by paced flows (paced: bbr or fq, 2018 to v6.16),
+ * rtx-queue exception (empty: v4.10, one skb: v6.7). Boundaries are approximate; see
+ * docs/model.md. 0 or -EINVAL. */
+int model_set_kernel(struct model_in *in, const char *release, bool paced);
 int model_timer_parse(const char *s, enum model_timer *t);
 
 /* Stop-and-wait throughput curve used by sweeps: W = rho*L payload bytes in flight per cycle,
