@@ -4,25 +4,28 @@
 #include "drvdb.h"
 #include "json_print.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a)	  (sizeof(a) / sizeof((a)[0]))
 #define PARAMS(a) a, N(a)
-#define PATHS(a) a, N(a)
+#define PATHS(a)  a, N(a)
 
 /* ---- e1000e ---- */
 static const struct drv_param e1000e_params[] = {
-	{ "rx-usecs", "interrupt throttle (ITR) of the shared/TX vector too: the TX completion delay",
-	  "us", "0 off, 1 dynamic, 3 dynamic conservative, 4 simplified, 10-10000 fixed (256 ns regs)",
+	{ "rx-usecs",
+	  "interrupt throttle (ITR) of the shared/TX vector too: the TX completion delay", "us",
+	  "0 off, 1 dynamic, 3 dynamic conservative, 4 simplified, 10-10000 fixed (256 ns regs)",
 	  "3 (dynamic conservative; module param InterruptThrottleRate)",
 	  "drivers/net/ethernet/intel/e1000e/ethtool.c e1000_set_coalesce, param.c" },
-	{ "tx-usecs", "not supported (supported_coalesce_params = RX_USECS only): TX follows rx-usecs",
-	  NULL, NULL, NULL, "drivers/net/ethernet/intel/e1000e/ethtool.c" },
-	{ "module:TxIntDelay", "TIDV: TX descriptor write-back/interrupt delay", "1.024 us", "0-65535",
-	  "8 (~8 us)", "drivers/net/ethernet/intel/e1000e/param.c DEFAULT_TIDV" },
-	{ "module:TxAbsIntDelay", "TADV: absolute cap on the TX interrupt delay", "1.024 us", "0-65535",
-	  "32 (~33 us)", "drivers/net/ethernet/intel/e1000e/param.c DEFAULT_TADV" },
+	{ "tx-usecs",
+	  "not supported (supported_coalesce_params = RX_USECS only): TX follows rx-usecs", NULL,
+	  NULL, NULL, "drivers/net/ethernet/intel/e1000e/ethtool.c" },
+	{ "module:TxIntDelay", "TIDV: TX descriptor write-back/interrupt delay", "1.024 us",
+	  "0-65535", "8 (~8 us)", "drivers/net/ethernet/intel/e1000e/param.c DEFAULT_TIDV" },
+	{ "module:TxAbsIntDelay", "TADV: absolute cap on the TX interrupt delay", "1.024 us",
+	  "0-65535", "32 (~33 us)", "drivers/net/ethernet/intel/e1000e/param.c DEFAULT_TADV" },
 };
 static const struct drv_pathology e1000e_paths[] = {
-	{ "ethtool -C tx-usecs is rejected; the TX completion delay is the ITR set by rx-usecs plus "
+	{ "ethtool -C tx-usecs is rejected; the TX completion delay is the ITR set by rx-usecs "
+	  "plus "
 	  "TIDV/TADV",
 	  "tune rx-usecs (0, or a fixed 10-50 us) and measure; TxIntDelay=0 at module load",
 	  "drivers/net/ethernet/intel/e1000e/ethtool.c, param.c" },
@@ -34,9 +37,10 @@ static const struct drv_pathology e1000e_paths[] = {
 
 /* ---- virtio_net ---- */
 static const struct drv_param virtio_params[] = {
-	{ "tx-frames", "without VIRTIO_NET_F_NOTF_COAL: 0 = napi_tx off (orphan mode), 1 = napi_tx on; "
-	  "needs the interface down", "0|1", NULL, "1 (napi_tx on)",
-	  "0c465be183c7 virtio_net: ethtool tx napi configuration" },
+	{ "tx-frames",
+	  "without VIRTIO_NET_F_NOTF_COAL: 0 = napi_tx off (orphan mode), 1 = napi_tx on; "
+	  "needs the interface down",
+	  "0|1", NULL, "1 (napi_tx on)", "0c465be183c7 virtio_net: ethtool tx napi configuration" },
 	{ "tx-usecs", "with VIRTIO_NET_F_NOTF_COAL (v6.2+): device TX notification coalescing time",
 	  "us", "device-defined", "0", "drivers/net/virtio_net.c virtnet_set_coalesce" },
 	{ "module:napi_tx", "TX completions by interrupt + NAPI instead of lazily at the next xmit",
@@ -47,25 +51,30 @@ static const struct drv_pathology virtio_paths[] = {
 	  "and freed at the next xmit; TSQ and BQL see nothing",
 	  "ethtool -C DEV tx-frames 1 (interface down) or napi_tx=1",
 	  "0c465be183c7; drivers/net/virtio_net.c start_xmit" },
-	{ "with NOTF_COAL the default tx-frames is 0 while napi_tx is on; a coalesce request carrying "
+	{ "with NOTF_COAL the default tx-frames is 0 while napi_tx is on; a coalesce request "
+	  "carrying "
 	  "tx-frames 0 (e.g. only rx-usecs) could toggle napi_tx off on 2023 kernels",
 	  "check napi_tx after any ethtool -C on virtio_net; set tx-frames explicitly",
 	  "netdev 2023 'virtio-net: fix the napi_tx toggling' thread (Heng Qi)" },
 	{ "no BQL before v6.11 (c8bd1f7f3e61 added it, napi_tx mode only): the queue can fill with "
 	  "bytes TSQ does not see once several flows share it",
 	  "a v6.11+ guest kernel; fq/fq_codel on the guest device", "c8bd1f7f3e61" },
-	{ "completion time is set by the host backend (vhost-net, zero-copy waits for the host NIC)",
+	{ "completion time is set by the host backend (vhost-net, zero-copy waits for the host "
+	  "NIC)",
 	  "measure D with txlat; host-side tuning", "drivers/vhost/net.c" },
 };
 
 /* ---- mlx5_core ---- */
 static const struct drv_param mlx5_params[] = {
-	{ "tx-usecs", "TX CQ moderation period", "us", "1 us, max 4095 (cq_period)", "16 (16 in CQE mode)",
+	{ "tx-usecs", "TX CQ moderation period", "us", "1 us, max 4095 (cq_period)",
+	  "16 (16 in CQE mode)",
 	  "en.h MLX5E_PARAMS_DEFAULT_TX_CQ_MODERATION_USEC 0x10; include/linux/mlx5/cq.h" },
 	{ "tx-frames", "TX CQ moderation count (CQEs)", "frames", "max 65535", "32",
 	  "MLX5E_PARAMS_DEFAULT_TX_CQ_MODERATION_PKTS 0x20" },
-	{ "cqe-mode-tx", "off = EQE mode (timer from the last interrupt), on = CQE mode (timer "
-	  "restarts on every CQE); same as priv flag tx_cqe_moder", "on|off", NULL, "off",
+	{ "cqe-mode-tx",
+	  "off = EQE mode (timer from the last interrupt), on = CQE mode (timer "
+	  "restarts on every CQE); same as priv flag tx_cqe_moder",
+	  "on|off", NULL, "off",
 	  "48bfc39791b8 net/mlx5e: Set EQE based as default TX interrupt moderation mode" },
 	{ "adaptive-tx", "TX DIM: moderation profile chosen at run time", "on|off", NULL,
 	  "on where the device supports CQ moderation", "en_main.c mlx5e_build_nic_params" },
@@ -77,7 +86,8 @@ static const struct drv_pathology mlx5_paths[] = {
 	  "48bfc39791b8; 9908aa292971 (CQE based moderation)" },
 	{ "toggling adaptive-tx resets tx-usecs/tx-frames to the mode's defaults",
 	  "set adaptive-tx first, then tx-usecs/tx-frames (profiles apply coalesce in one request)",
-	  "ebeaf084ad5c net/mlx5e: Properly set default values when disabling adaptive moderation" },
+	  "ebeaf084ad5c net/mlx5e: Properly set default values when disabling adaptive "
+	  "moderation" },
 };
 
 /* ---- mlx4_en ---- */
@@ -105,8 +115,9 @@ static const struct drv_param ice_params[] = {
 	  "4 us", "0", "ice_ethtool.c" },
 };
 static const struct drv_param i40e_params[] = {
-	{ "tx-usecs", "TX ITR: minimum gap between TX interrupts", "us", "2 us (odd values rounded)",
-	  "50 (I40E_ITR_20K)", "drivers/net/ethernet/intel/i40e/i40e_txrx.h" },
+	{ "tx-usecs", "TX ITR: minimum gap between TX interrupts", "us",
+	  "2 us (odd values rounded)", "50 (I40E_ITR_20K)",
+	  "drivers/net/ethernet/intel/i40e/i40e_txrx.h" },
 	{ "adaptive-tx", "dynamic ITR adapts the TX interval to load", "on|off", NULL, "on",
 	  "i40e_txrx.h I40E_ITR_DYNAMIC, i40e_txrx.c i40e_update_itr" },
 };
@@ -122,8 +133,8 @@ static const struct drv_param ixgbe_params[] = {
 	{ "rx-usecs", "EITR of the vector; also governs TX when RX and TX share a vector (default)",
 	  "us", "1 = dynamic, 0 = off, else fixed; EITR 2 us units", "1 (dynamic)",
 	  "drivers/net/ethernet/intel/ixgbe/ixgbe_ethtool.c ixgbe_set_coalesce" },
-	{ "tx-usecs", "only for TX-only vectors; mixed RX/TX vectors use the rx-usecs ITR",
-	  "us", "stored as usecs << 2, EITR masked to 2 us", "1 (dynamic, ~12k interrupts/s)",
+	{ "tx-usecs", "only for TX-only vectors; mixed RX/TX vectors use the rx-usecs ITR", "us",
+	  "stored as usecs << 2, EITR masked to 2 us", "1 (dynamic, ~12k interrupts/s)",
 	  "ixgbe_ethtool.c ixgbe_set_coalesce, ixgbe_main.c ixgbe_write_eitr" },
 	{ "tx-frames-irq", "TX clean work limit per NAPI poll, not a moderation count", "frames",
 	  NULL, "256", "ixgbe.h IXGBE_DEFAULT_TX_WORK" },
@@ -156,8 +167,8 @@ static const struct drv_param ena_params[] = {
 	{ "tx-usecs", "TX interrupt moderation interval (if the device supports moderation)", "us",
 	  "device intr_delay_resolution (default 1 us)", "64 (was 196)",
 	  "drivers/net/ethernet/amazon/ena/ena_com.h ENA_INTR_INITIAL_TX_INTERVAL_USECS" },
-	{ "adaptive-rx", "DIM for RX only; TX stays at tx-usecs", "on|off", NULL, "device-dependent",
-	  "ena_ethtool.c" },
+	{ "adaptive-rx", "DIM for RX only; TX stays at tx-usecs", "on|off", NULL,
+	  "device-dependent", "ena_ethtool.c" },
 };
 static const struct drv_pathology ena_paths[] = {
 	{ "fixed 64 us TX moderation and a per-instance bandwidth cap: single flows can be TSQ "
@@ -172,7 +183,8 @@ static const struct drv_param gve_params[] = {
 };
 static const struct drv_pathology gve_paths[] = {
 	{ "GQI queue format has no TX coalescing parameters (ethtool -C unsupported); completions "
-	  "follow the NAPI interrupt", "use DQO format where the platform offers it",
+	  "follow the NAPI interrupt",
+	  "use DQO format where the platform offers it",
 	  "drivers/net/ethernet/google/gve/gve_ethtool.c" },
 };
 
@@ -186,11 +198,16 @@ static const struct drv_param qeth_params[] = {
 };
 static const struct drv_pathology qeth_paths[] = {
 	{ "HiperSockets before TX IRQ coalescing: TX buffers completed only by a later transmit or "
-	  "a scan; with TSQ (v3.6) one flow collapses to a few Mbit/s at MTU > 15000 while two flows "
-	  "recover", "raise tcp_limit_output_bytes (640000 fixed it) or a kernel with qeth TX "
-	  "completion IRQs (tx-usecs 25)", "seeds/002 (HiperSockets report, 2012); 46d3ceabd8d9" },
-	{ "rescan timer QETH_TX_TIMER_USECS 500 us is the fallback completion path", "keep tx-usecs "
-	  "small", "drivers/s390/net/qeth_core_main.c qeth_tx_completion_timer" },
+	  "a scan; with TSQ (v3.6) one flow collapses to a few Mbit/s at MTU > 15000 while two "
+	  "flows "
+	  "recover",
+	  "raise tcp_limit_output_bytes (640000 fixed it) or a kernel with qeth TX "
+	  "completion IRQs (tx-usecs 25)",
+	  "seeds/002 (HiperSockets report, 2012); 46d3ceabd8d9" },
+	{ "rescan timer QETH_TX_TIMER_USECS 500 us is the fallback completion path",
+	  "keep tx-usecs "
+	  "small",
+	  "drivers/s390/net/qeth_core_main.c qeth_tx_completion_timer" },
 };
 
 /* ---- stmmac ---- */
@@ -218,8 +235,10 @@ static const struct drv_param txsim_params[] = {
 	  NULL, "drivers/txsim/" },
 	{ "priv-flag:orphan-at-xmit", "skb_orphan() in xmit: TSQ/BQL blind", "on|off", NULL, "off",
 	  "drivers/txsim/" },
-	{ "priv-flag:complete-on-next-xmit", "reap completions only on the next xmit (qeth "
-	  "pattern)", "on|off", NULL, "off", "drivers/txsim/" },
+	{ "priv-flag:complete-on-next-xmit",
+	  "reap completions only on the next xmit (qeth "
+	  "pattern)",
+	  "on|off", NULL, "off", "drivers/txsim/" },
 };
 static const struct drv_pathology txsim_paths[] = {
 	{ "every pathology above on demand: delayed, orphaned, next-xmit completion",
@@ -236,12 +255,14 @@ static const struct drv_pathology veth_paths[] = {
 static const struct drv_info drvdb[] = {
 	{ "e1000e", NULL,
 	  "TX ring cleaned from the interrupt; its rate is the ITR set by rx-usecs, TX write-back "
-	  "further delayed by TIDV/TADV", DRV_COMPL_SHARED, true, "ITR modes via rx-usecs 1/3/4",
-	  PARAMS(e1000e_params), PATHS(e1000e_paths), "e1000e", "drivers/e1000e/README.md" },
+	  "further delayed by TIDV/TADV",
+	  DRV_COMPL_SHARED, true, "ITR modes via rx-usecs 1/3/4", PARAMS(e1000e_params),
+	  PATHS(e1000e_paths), "e1000e", "drivers/e1000e/README.md" },
 	{ "virtio_net", NULL,
 	  "napi_tx (default): TX virtqueue interrupt + NAPI frees skbs; orphan mode frees them "
-	  "lazily at the next xmit", DRV_COMPL_IRQ, true, NULL, PARAMS(virtio_params),
-	  PATHS(virtio_paths), "virtio_net", "drivers/virtio_net/README.md" },
+	  "lazily at the next xmit",
+	  DRV_COMPL_IRQ, true, NULL, PARAMS(virtio_params), PATHS(virtio_paths), "virtio_net",
+	  "drivers/virtio_net/README.md" },
 	{ "mlx5_core", NULL,
 	  "TX CQ moderation (period/count) in EQE or CQE mode, optionally TX DIM", DRV_COMPL_IRQ,
 	  true, "TX DIM (adaptive-tx)", PARAMS(mlx5_params), PATHS(mlx5_paths), "mlx5_core",
@@ -268,24 +289,28 @@ static const struct drv_info drvdb[] = {
 	  "drivers/gve/README.md" },
 	{ "qeth", qeth_aliases,
 	  "s390 QDIO: HiperSockets TX buffers completed by a later transmit/scan, or by TX "
-	  "completion IRQ coalescing on newer kernels", DRV_COMPL_NEXT_XMIT, true, NULL,
-	  PARAMS(qeth_params), PATHS(qeth_paths), "qeth", "drivers/qeth/README.md" },
+	  "completion IRQ coalescing on newer kernels",
+	  DRV_COMPL_NEXT_XMIT, true, NULL, PARAMS(qeth_params), PATHS(qeth_paths), "qeth",
+	  "drivers/qeth/README.md" },
 	{ "stmmac", stmmac_aliases,
-	  "TX interrupt every tx-frames descriptors, otherwise the TX coalesce timer cleans the ring",
+	  "TX interrupt every tx-frames descriptors, otherwise the TX coalesce timer cleans the "
+	  "ring",
 	  DRV_COMPL_IRQ, true, NULL, PARAMS(stmmac_params), PATHS(stmmac_paths), "stmmac",
 	  "drivers/stmmac/README.md" },
 	{ "txsim", NULL,
-	  "reference device: wire serialization at a line rate, wire delay, configurable completion "
-	  "timer/count/mode and orphan/next-xmit pathologies", DRV_COMPL_IRQ, true, NULL,
-	  PARAMS(txsim_params), PATHS(txsim_paths), "txsim", "drivers/txsim/README.md" },
+	  "reference device: wire serialization at a line rate, wire delay, configurable "
+	  "completion "
+	  "timer/count/mode and orphan/next-xmit pathologies",
+	  DRV_COMPL_IRQ, true, NULL, PARAMS(txsim_params), PATHS(txsim_paths), "txsim",
+	  "drivers/txsim/README.md" },
 	{ "veth", NULL, "software pair: skb handed to the peer in xmit, no TX completion",
 	  DRV_COMPL_SOFTWARE, false, NULL, NULL, 0, PATHS(veth_paths), "veth",
 	  "drivers/veth/README.md" },
 };
 
 static const char *const completion_names[] = {
-	[DRV_COMPL_IRQ] = "interrupt",	     [DRV_COMPL_SHARED] = "shared-interrupt",
-	[DRV_COMPL_ORPHAN] = "orphan",	     [DRV_COMPL_NEXT_XMIT] = "next-xmit",
+	[DRV_COMPL_IRQ] = "interrupt",	   [DRV_COMPL_SHARED] = "shared-interrupt",
+	[DRV_COMPL_ORPHAN] = "orphan",	   [DRV_COMPL_NEXT_XMIT] = "next-xmit",
 	[DRV_COMPL_SOFTWARE] = "software",
 };
 
@@ -359,7 +384,8 @@ void drvdb_show(const char *driver)
 	}
 	print_string(PRINT_ANY, "driver", "Driver knowledge (%s): ", d->driver);
 	print_string(PRINT_ANY, "summary", "%s\n", d->summary);
-	print_string(PRINT_ANY, "completion", "  completion: %s", drvdb_completion_name(d->completion));
+	print_string(PRINT_ANY, "completion", "  completion: %s",
+		     drvdb_completion_name(d->completion));
 	print_bool(PRINT_ANY, "bql", ", BQL: %s", d->bql);
 	show_opt_str("adaptive", ", adaptive: %s", d->adaptive);
 	print_nl();

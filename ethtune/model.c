@@ -10,11 +10,11 @@
 #include "json_print.h"
 #include "model.h"
 
-#define HDR_TCPIP	52   /* IPv4 20 + TCP 20 + timestamps 12 */
-#define WIRE_EXTRA	38   /* Ethernet 14 + FCS 4 + preamble/SFD 8 + IFG 12 */
-#define MAX_TCP_HDR	320  /* headroom TCP reserves in a GSO skb (MAX_TCP_HEADER, approx.) */
-#define SIM_SKBS	3000 /* skbs simulated; the first third is warm-up */
-#define SIM_RTO_US	200000.0 /* TCP_RTO_MIN: what ends a stall when nothing completes */
+#define HDR_TCPIP   52	     /* IPv4 20 + TCP 20 + timestamps 12 */
+#define WIRE_EXTRA  38	     /* Ethernet 14 + FCS 4 + preamble/SFD 8 + IFG 12 */
+#define MAX_TCP_HDR 320	     /* headroom TCP reserves in a GSO skb (MAX_TCP_HEADER, approx.) */
+#define SIM_SKBS    3000     /* skbs simulated; the first third is warm-up */
+#define SIM_RTO_US  200000.0 /* TCP_RTO_MIN: what ends a stall when nothing completes */
 
 void model_defaults(struct model_in *in)
 {
@@ -40,7 +40,8 @@ static const char *const timer_names[] = {
 
 const char *model_timer_name(enum model_timer t)
 {
-	return (unsigned int)t < sizeof(timer_names) / sizeof(timer_names[0]) ? timer_names[t] : "?";
+	return (unsigned int)t < sizeof(timer_names) / sizeof(timer_names[0]) ? timer_names[t]
+									      : "?";
 }
 
 int model_timer_parse(const char *s, enum model_timer *t)
@@ -91,13 +92,13 @@ int model_set_kernel(struct model_in *in, const char *release, bool paced)
 
 	if (!release || kver_parse(release, v))
 		return -EINVAL;
-	if (!kver_ge(v, 3, 6)) {		/* no TSQ (46d3ceabd8d9, v3.6) */
+	if (!kver_ge(v, 3, 6)) { /* no TSQ (46d3ceabd8d9, v3.6) */
 		in->tsq = 1ULL << 40;
 		in->pacing_bps = -1;
-	} else if (!kver_ge(v, 3, 12)) {	/* v3.6 TSQ: the sysctl alone */
+	} else if (!kver_ge(v, 3, 12)) { /* v3.6 TSQ: the sysctl alone */
 		in->pacing_bps = -1;
 	} else if (paced && kver_ge(v, 4, 20) && !kver_ge(v, 6, 16)) {
-		in->tsq = 1ULL << 40;		/* c73e5807e4f6: paced flows ignore the sysctl */
+		in->tsq = 1ULL << 40; /* c73e5807e4f6: paced flows ignore the sysctl */
 		if (in->pacing_bps < 0)
 			in->pacing_bps = 0;
 	} else if (in->pacing_bps < 0) {
@@ -111,7 +112,7 @@ int model_set_kernel(struct model_in *in, const char *release, bool paced)
 int model_derive(const struct model_in *in, struct model_out *o)
 {
 	double pacing_bytes;
-	uint64_t limit, w = 0;
+	uint64_t limit, w;
 	uint32_t segs_size, segs_rate;
 
 	memset(o, 0, sizeof(*o));
@@ -142,10 +143,8 @@ int model_derive(const struct model_in *in, struct model_out *o)
 		limit = in->tsq;
 	o->limit = limit;
 	/* The check is "wmem > limit" before each skb: one more skb goes out than fits. */
-	while (w <= limit) {
-		w += o->skb_truesize;
-		o->skbs_in_flight++;
-	}
+	w = limit / o->skb_truesize + 1;
+	o->skbs_in_flight = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
 	/* Batch stop-and-wait: the whole window serializes, then waits D = delay + software. */
 	o->sw_bps = (double)o->skbs_in_flight * o->skb_payload * 8 /
 		    (o->skbs_in_flight * o->skb_wire_us + in->tx_usecs + in->t_sw_us) * 1e6;
@@ -459,8 +458,7 @@ double model_knee(double R, double D, double rho, double frac)
 
 #define GOLD 0.6180339887498949
 
-static double sse(const double *L, const double *X, unsigned int n, double rho, double R,
-		  double D)
+static double sse(const double *L, const double *X, unsigned int n, double rho, double R, double D)
 {
 	double s = 0;
 	unsigned int i;
@@ -628,7 +626,6 @@ int model_fit(const double *L, const double *X, unsigned int n, double rho, unsi
 
 /* ---- ethtune model ---- */
 
-
 static const char model_usage[] =
 	"usage: ethtune model --rate RATE --tsq BYTES --tx-usecs US [--tx-frames N] [--mtu N]\n"
 	"       [--gso-size BYTES] [--rtt US] [--t-sw US] [--timer restart|first|eqe|next-xmit]\n"
@@ -687,7 +684,8 @@ int cmd_model(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--tsq")) {
 			if (parse_size(val, &u) || !u) {
-				et_err("--tsq: '%s' is not a size in bytes (e.g. 131072, 128K)", val);
+				et_err("--tsq: '%s' is not a size in bytes (e.g. 131072, 128K)",
+				       val);
 				return EXIT_USAGE;
 			}
 			in.tsq = u;
@@ -705,8 +703,8 @@ int cmd_model(int argc, char **argv)
 				et_err("--tx-frames: '%s' is not a number", val);
 				return EXIT_USAGE;
 			}
-		} else if (!strcmp(a, "--tx-usecs") || !strcmp(a, "--rtt") || !strcmp(a, "--t-sw") ||
-			   !strcmp(a, "--target")) {
+		} else if (!strcmp(a, "--tx-usecs") || !strcmp(a, "--rtt") ||
+			   !strcmp(a, "--t-sw") || !strcmp(a, "--target")) {
 			if (model_opt_num(a, val, &v))
 				return EXIT_USAGE;
 			if (!strcmp(a, "--tx-usecs"))
@@ -731,7 +729,8 @@ int cmd_model(int argc, char **argv)
 			kernel = val;
 		} else if (!strcmp(a, "--timer")) {
 			if (model_timer_parse(val, &in.timer)) {
-				et_err("--timer: '%s' is not one of restart, first, eqe, next-xmit", val);
+				et_err("--timer: '%s' is not one of restart, first, eqe, next-xmit",
+				       val);
 				return EXIT_USAGE;
 			}
 		} else {
@@ -754,7 +753,8 @@ int cmd_model(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (in.mtu < 576 || in.gso_size < in.mtu) {
-		et_err("--mtu %u / --gso-size %u: need 576 <= mtu <= gso-size", in.mtu, in.gso_size);
+		et_err("--mtu %u / --gso-size %u: need 576 <= mtu <= gso-size", in.mtu,
+		       in.gso_size);
 		return EXIT_USAGE;
 	}
 	ret = model_predict(&in, &o);
@@ -763,7 +763,7 @@ int cmd_model(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	max_us = model_max_tx_usecs(&in, target);
-	min_tsq = model_min_tsq(&in, target);
+	min_tsq = in.tsq >= 1ULL << 40 ? 0 : model_min_tsq(&in, target);
 
 	new_json_obj(et_opts.json);
 	open_json_object("input");
@@ -786,13 +786,14 @@ int cmd_model(int argc, char **argv)
 		print_string(PRINT_ANY, "pacing", ", pacing term %s", "off");
 	else
 		print_float(PRINT_ANY, "pacing-bps", ", pacing %.4g Gbit/s",
-			    (in.pacing_bps > 0 ? in.pacing_bps : in.rate_bps) / (is_json_context() ? 1 : 1e9));
+			    (in.pacing_bps > 0 ? in.pacing_bps : in.rate_bps) /
+				    (is_json_context() ? 1 : 1e9));
 	print_string(PRINT_ANY, "timer", "\ncompletion timer %s", model_timer_name(in.timer));
 	if (kernel)
 		print_string(PRINT_ANY, "kernel", ", kernel %s", kernel);
 	if (in.one_skb_exception && in.rtt_us >= 0)
-		print_uint(PRINT_ANY, "rtx-exception-skbs", ", TSQ bypassed at <= %llu skbs unacked\n",
-			   in.exception_skbs);
+		print_uint(PRINT_ANY, "rtx-exception-skbs",
+			   ", TSQ bypassed at <= %llu skbs unacked\n", in.exception_skbs);
 	else
 		print_na("rtx-exception-skbs", ", rtx-queue exception %s\n");
 	close_json_object();
@@ -804,21 +805,29 @@ int cmd_model(int argc, char **argv)
 	print_uint(PRINT_ANY, "skb-truesize", ", truesize %llu", o.skb_truesize);
 	print_float(PRINT_ANY, "rho", " (rho %.3f)", o.rho);
 	print_float(PRINT_ANY, "skb-wire-us", ", %.1f us on the wire\n", o.skb_wire_us);
-	print_uint(PRINT_ANY, "tsq-limit", "TSQ limit %llu B", o.limit);
+	if (o.limit >= 1ULL << 40)
+		print_string(PRINT_ANY, "tsq-limit", "TSQ limit %s", "none");
+	else
+		print_uint(PRINT_ANY, "tsq-limit", "TSQ limit %llu B", o.limit);
 	print_uint(PRINT_ANY, "skbs-in-flight", " -> %llu skbs in flight before throttling\n",
 		   o.skbs_in_flight);
 	close_json_object();
 
 	print_float(PRINT_JSON, "goodput-max-bps", NULL, o.goodput_max_bps);
-	print_float(PRINT_FP, NULL, "max goodput at line rate %.2f Gbit/s\n", o.goodput_max_bps / 1e9);
+	print_float(PRINT_FP, NULL, "max goodput at line rate %.2f Gbit/s\n",
+		    o.goodput_max_bps / 1e9);
 	print_float(PRINT_JSON, "throughput-bps", NULL, o.tput_bps);
 	print_float(PRINT_FP, NULL, "predicted single-flow goodput %.3g Gbit/s", o.tput_bps / 1e9);
-	print_float(PRINT_ANY, "fraction", " (%.0f%% of max)\n", o.frac * (is_json_context() ? 1 : 100));
+	print_float(PRINT_ANY, "fraction", " (%.0f%% of max)\n",
+		    o.frac * (is_json_context() ? 1 : 100));
 	print_string(PRINT_ANY, "limited-by", "limited by: %s\n", o.limited_by);
 	print_float(PRINT_JSON, "stop-and-wait-bps", NULL, o.sw_bps);
 	print_float(PRINT_FP, NULL, "closed-form stop-and-wait %.2f Gbit/s\n", o.sw_bps / 1e9);
-	print_bool(PRINT_ANY, "stalled", o.stalled ? "stalled: completions never come without a "
-						    "retransmit timeout\n" : NULL, o.stalled);
+	print_bool(PRINT_ANY, "stalled",
+		   o.stalled ? "stalled: completions never come without a "
+			       "retransmit timeout\n"
+			     : NULL,
+		   o.stalled);
 	print_float(PRINT_ANY, "target", "target %.0f%%", target * (is_json_context() ? 1 : 100));
 	if (max_us < 0)
 		print_na("max-tx-usecs", ": largest tx-usecs %s (not reachable even at 0)\n");
@@ -829,10 +838,16 @@ int cmd_model(int argc, char **argv)
 	} else
 		print_float(PRINT_ANY, "max-tx-usecs", ": largest tx-usecs %.1f\n", max_us);
 	if (min_tsq)
-		print_uint(PRINT_ANY, "min-tsq", "smallest tcp_limit_output_bytes for the target at "
-			   "this tx-usecs: %llu\n", min_tsq);
+		print_uint(PRINT_ANY, "min-tsq",
+			   "smallest tcp_limit_output_bytes for the target at "
+			   "this tx-usecs: %llu\n",
+			   min_tsq);
+	else if (in.tsq >= 1ULL << 40)
+		print_na("min-tsq", "smallest tcp_limit_output_bytes: %s (this kernel/flow ignores "
+				    "the sysctl)\n");
 	else
-		print_na("min-tsq", "smallest tcp_limit_output_bytes for the target: %s (the pacing "
+		print_na("min-tsq",
+			 "smallest tcp_limit_output_bytes for the target: %s (the pacing "
 			 "term caps the TSQ limit)\n");
 	delete_json_obj();
 	return EXIT_OK;

@@ -23,15 +23,17 @@
 #include "showext.h"
 
 static const char *const sect_names[PS_COUNT] = {
-	[PS_PROFILE] = "profile",   [PS_MATCH] = "match",	    [PS_COALESCE] = "coalesce",
-	[PS_RING] = "ring",	    [PS_CHANNELS] = "channels", [PS_SYSCTL] = "sysctl",
+	[PS_PROFILE] = "profile",	[PS_MATCH] = "match",
+	[PS_COALESCE] = "coalesce",	[PS_RING] = "ring",
+	[PS_CHANNELS] = "channels",	[PS_SYSCTL] = "sysctl",
 	[PS_PROVENANCE] = "provenance",
 };
 
-static const char *const match_keys[] = { "driver", "pci", "subsystem", "firmware", "kernel",
-					  NULL };
-static const char *const prov_keys[] = { "kind",  "source", "host", "date", "objective",
-					 "tool",  "note",   "rule", "kernel", NULL };
+static const char *const match_keys[] = {
+	"driver", "pci", "subsystem", "firmware", "kernel", NULL
+};
+static const char *const prov_keys[] = { "kind", "source", "host", "date",   "objective",
+					 "tool", "note",   "rule", "kernel", NULL };
 static const char *const profile_keys[] = { "name", "description", NULL };
 
 const char *prof_sect_name(int sect)
@@ -218,8 +220,9 @@ static int check_value(int sect, const char *key, const char *val, char *msg, si
 		}
 		if (obj_parse_val(p, val, &v)) {
 			snprintf(msg, len, "invalid value '%s' for %s%s", val, key,
-				 p->type == ET_BOOL ? " (expected on or off)" :
-				 p->type == ET_ENUM ? "" : " (expected a number)");
+				 p->type == ET_BOOL   ? " (expected on or off)"
+				 : p->type == ET_ENUM ? ""
+						      : " (expected a number)");
 			return -EINVAL;
 		}
 		if (v < p->min) {
@@ -253,13 +256,16 @@ static int check_value(int sect, const char *key, const char *val, char *msg, si
 			goto unknown;
 		if ((!strcmp(key, "pci") || !strcmp(key, "subsystem")) &&
 		    for_items(val, check_pci_item, NULL)) {
-			snprintf(msg, len, "%s '%s': expected VENDOR:DEVICE in hex (15b3:1003, 8086:*)",
-				 key, val);
+			snprintf(msg, len,
+				 "%s '%s': expected VENDOR:DEVICE in hex (15b3:1003, 8086:*)", key,
+				 val);
 			return -EINVAL;
 		}
 		if (!strcmp(key, "kernel") && for_items(val, kernel_item, NULL)) {
-			snprintf(msg, len, "kernel '%s': expected a range like '>=5.4 <6.16' or "
-				 "'5.4-6.15'", val);
+			snprintf(msg, len,
+				 "kernel '%s': expected a range like '>=5.4 <6.16' or "
+				 "'5.4-6.15'",
+				 val);
 			return -EINVAL;
 		}
 		return 0;
@@ -270,10 +276,13 @@ static int check_value(int sect, const char *key, const char *val, char *msg, si
 			snprintf(msg, len, "kind '%s': expected measured or documented", val);
 			return -EINVAL;
 		}
-		if (!strcmp(key, "objective") && strcmp(val, "throughput") && strcmp(val, "latency") &&
-		    strcmp(val, "cpu") && strcmp(val, "balanced") && strcmp(val, "none")) {
-			snprintf(msg, len, "objective '%s': expected throughput, latency, cpu, balanced "
-				 "or none", val);
+		if (!strcmp(key, "objective") && strcmp(val, "throughput") &&
+		    strcmp(val, "latency") && strcmp(val, "cpu") && strcmp(val, "balanced") &&
+		    strcmp(val, "none")) {
+			snprintf(msg, len,
+				 "objective '%s': expected throughput, latency, cpu, balanced "
+				 "or none",
+				 val);
 			return -EINVAL;
 		}
 		return 0;
@@ -345,8 +354,8 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 			char *e = strchr(l, ']');
 
 			if (!e || *trim(e + 1)) {
-				snprintf(err, errlen, "%s:%d: malformed section header '%s'", origin,
-					 line, l);
+				snprintf(err, errlen, "%s:%d: malformed section header '%s'",
+					 origin, line, l);
 				return -EINVAL;
 			}
 			*e = '\0';
@@ -355,7 +364,8 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 				if (!strcmp(l, sect_names[i]))
 					sect = i;
 			if (sect == PS_NONE) {
-				snprintf(err, errlen, "%s:%d: unknown section [%s] (expected profile, "
+				snprintf(err, errlen,
+					 "%s:%d: unknown section [%s] (expected profile, "
 					 "match, coalesce, ring, channels, sysctl, provenance)",
 					 origin, line, l);
 				return -EINVAL;
@@ -364,7 +374,8 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 		}
 		eq = strchr(l, '=');
 		if (!eq) {
-			snprintf(err, errlen, "%s:%d: expected 'key = value', got '%s'", origin, line, l);
+			snprintf(err, errlen, "%s:%d: expected 'key = value', got '%s'", origin,
+				 line, l);
 			return -EINVAL;
 		}
 		*eq = '\0';
@@ -382,7 +393,8 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 			return -EINVAL;
 		}
 		if (!*key || !*val) {
-			snprintf(err, errlen, "%s:%d: empty %s", origin, line, *key ? "value" : "key");
+			snprintf(err, errlen, "%s:%d: empty %s", origin, line,
+				 *key ? "value" : "key");
 			return -EINVAL;
 		}
 		if (strlen(key) >= sizeof(p->kv[0].key) || strlen(val) >= sizeof(p->kv[0].val)) {
@@ -411,8 +423,9 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 	nm = profile_get(p, PS_PROFILE, "name");
 	if (nm) {
 		if (!valid_name(nm)) {
-			snprintf(err, errlen, "%s: invalid profile name '%s' (letters, digits, - _ .)",
-				 origin, nm);
+			snprintf(err, errlen,
+				 "%s: invalid profile name '%s' (letters, digits, - _ .)", origin,
+				 nm);
 			return -EINVAL;
 		}
 		memmove(p->name, nm, strlen(nm) + 1);
@@ -422,19 +435,22 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 		return -EINVAL;
 	}
 	if (!profile_get(p, PS_MATCH, "driver") && !profile_get(p, PS_MATCH, "pci")) {
-		snprintf(err, errlen, "%s: [match] needs driver or pci; this profile would match "
-			 "nothing", origin);
+		snprintf(err, errlen,
+			 "%s: [match] needs driver or pci; this profile would match "
+			 "nothing",
+			 origin);
 		return -EINVAL;
 	}
 	if (!profile_count(p, PS_COALESCE) && !profile_count(p, PS_RING) &&
 	    !profile_count(p, PS_CHANNELS) && !profile_count(p, PS_SYSCTL)) {
-		snprintf(err, errlen, "%s: no settings ([coalesce], [ring], [channels] or [sysctl])",
-			 origin);
+		snprintf(err, errlen,
+			 "%s: no settings ([coalesce], [ring], [channels] or [sysctl])", origin);
 		return -EINVAL;
 	}
 	kind = profile_get(p, PS_PROVENANCE, "kind");
 	if (!kind) {
-		snprintf(err, errlen, "%s: [provenance] needs kind = measured or documented", origin);
+		snprintf(err, errlen, "%s: [provenance] needs kind = measured or documented",
+			 origin);
 		return -EINVAL;
 	}
 	if (!strcmp(kind, "documented") && !profile_get(p, PS_PROVENANCE, "source")) {
@@ -444,8 +460,10 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 	if (!strcmp(kind, "measured") &&
 	    (!profile_get(p, PS_PROVENANCE, "host") || !profile_get(p, PS_PROVENANCE, "date") ||
 	     !profile_get(p, PS_PROVENANCE, "objective"))) {
-		snprintf(err, errlen, "%s: measured profile needs [provenance] host, date and "
-			 "objective", origin);
+		snprintf(err, errlen,
+			 "%s: measured profile needs [provenance] host, date and "
+			 "objective",
+			 origin);
 		return -EINVAL;
 	}
 	return 0;
@@ -523,8 +541,10 @@ int profile_find(const char *name, struct profile *p, char *err, size_t errlen)
 		if (!access(path, R_OK))
 			return profile_load(path, p, err, errlen);
 	}
-	snprintf(err, errlen, "no profile '%s' (searched ./profiles, $ETHTUNE_PROFILE_DIR, "
-		 "/usr/local/share/ethtune/profiles)", name);
+	snprintf(err, errlen,
+		 "no profile '%s' (searched ./profiles, $ETHTUNE_PROFILE_DIR, "
+		 "/usr/local/share/ethtune/profiles)",
+		 name);
 	return -ENOENT;
 }
 
@@ -875,7 +895,8 @@ static const char *prof_kind(const struct profile *p)
 
 static int list_cb(struct profile *p, void *ctx)
 {
-	const char *drv = profile_get(p, PS_MATCH, "driver"), *pci = profile_get(p, PS_MATCH, "pci");
+	const char *drv = profile_get(p, PS_MATCH, "driver"),
+		   *pci = profile_get(p, PS_MATCH, "pci");
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "name", "%-24s ", p->name);
@@ -883,7 +904,8 @@ static int list_cb(struct profile *p, void *ctx)
 	if (pci)
 		print_string(PRINT_ANY, "pci", "pci %s ", pci);
 	print_string(PRINT_ANY, "kind", "%s", prof_kind(p));
-	print_bool(PRINT_ANY, "unmeasured", strcmp(prof_kind(p), "measured") ? ", unmeasured" : NULL,
+	print_bool(PRINT_ANY, "unmeasured",
+		   strcmp(prof_kind(p), "measured") ? ", unmeasured" : NULL,
 		   strcmp(prof_kind(p), "measured") != 0);
 	print_string(PRINT_ANY, "path", "  (%s)\n", p->path);
 	close_json_object();
@@ -898,8 +920,10 @@ static void show_profile(const struct profile *p)
 
 	print_string(PRINT_ANY, "name", "profile %s", p->name);
 	print_string(PRINT_ANY, "path", " (%s)\n", p->path);
-	print_bool(PRINT_ANY, "unmeasured", strcmp(prof_kind(p), "measured") ?
-		   "  unmeasured: documented defaults, not measured by ethtune\n" : NULL,
+	print_bool(PRINT_ANY, "unmeasured",
+		   strcmp(prof_kind(p), "measured")
+			   ? "  unmeasured: documented defaults, not measured by ethtune\n"
+			   : NULL,
 		   strcmp(prof_kind(p), "measured") != 0);
 	for (s = 0; s < PS_COUNT; s++) {
 		if (!profile_count(p, s))
@@ -956,8 +980,9 @@ static int profile_validate_dev(struct profile *p, const char *dev, char *err, s
 		memset(&cur, 0, sizeof(cur));
 		ret = obj_get(&ns, obj, dev, &cur);
 		if (ret) {
-			snprintf(err, errlen, "%s has no %s parameters (%s) but the profile sets %s",
-				 dev, obj->name, nl_strerror(&ns, ret), argv[0]);
+			snprintf(err, errlen,
+				 "%s has no %s parameters (%s) but the profile sets %s", dev,
+				 obj->name, nl_strerror(&ns, ret), argv[0]);
 			goto out;
 		}
 		ret = obj_parse_changes(obj, &cur, n, argv, ch, &nch, msg, sizeof(msg));
@@ -1027,9 +1052,11 @@ static int best_cb(struct profile *p, void *ctx)
 static void describe_dev(const struct prof_dev *d, char *buf, size_t len)
 {
 	if (d->pci)
-		snprintf(buf, len, "driver %s, pci %04x:%04x, subsystem %04x:%04x, firmware '%s', "
-			 "kernel %s", d->driver, d->vendor, d->device, d->sub_vendor, d->sub_device,
-			 d->fw, d->kernel);
+		snprintf(buf, len,
+			 "driver %s, pci %04x:%04x, subsystem %04x:%04x, firmware '%s', "
+			 "kernel %s",
+			 d->driver, d->vendor, d->device, d->sub_vendor, d->sub_device, d->fw,
+			 d->kernel);
 	else
 		snprintf(buf, len, "driver %s, no PCI ids, firmware '%s', kernel %s",
 			 d->driver[0] ? d->driver : "unknown", d->fw, d->kernel);
@@ -1054,8 +1081,8 @@ static int pick_profile(const char *dev, const char *name, bool force, struct pr
 			return ret;
 		}
 		if (!force && profile_match(p, d) < 0) {
-			et_err("profile %s does not match %s (%s); --force to use it anyway", p->name,
-			       dev, desc);
+			et_err("profile %s does not match %s (%s); --force to use it anyway",
+			       p->name, dev, desc);
 			return -ENOENT;
 		}
 		return 0;
@@ -1158,7 +1185,8 @@ static int profile_apply(const char *dev, const char *name, bool force, bool dry
 fail:
 	close_json_array(PRINT_JSON, NULL);
 	delete_json_obj();
-	et_err("profile %s on %s: %s (%u settings applied before; 'ethtune restore %s' undoes them)",
+	et_err("profile %s on %s: %s (%u settings applied before; 'ethtune restore %s' undoes "
+	       "them)",
 	       p->name, dev, err, applied, dev);
 	ret = EXIT_FAIL;
 out:
@@ -1329,8 +1357,8 @@ int cmd_profile(int argc, char **argv)
 		if (!p)
 			return EXIT_FAIL;
 		for (i = 2; i < argc && !ret; i++) {
-			ret = !strcmp(sub, "show") ? profile_find(argv[i], p, err, sizeof(err)) :
-						     profile_load(argv[i], p, err, sizeof(err));
+			ret = !strcmp(sub, "show") ? profile_find(argv[i], p, err, sizeof(err))
+						   : profile_load(argv[i], p, err, sizeof(err));
 			if (ret)
 				et_err("%s", err);
 			else if (!strcmp(sub, "show")) {

@@ -30,18 +30,18 @@ struct drv_pathology {
 };
 
 struct drv_info {
-	const char *driver;	       /* name as `ethtool -i` reports it */
-	const char *const *aliases;    /* other names reported (NULL-terminated) or NULL */
-	const char *summary;	       /* one line: how TX completion works */
+	const char *driver;	    /* name as `ethtool -i` reports it */
+	const char *const *aliases; /* other names reported (NULL-terminated) or NULL */
+	const char *summary;	    /* one line: how TX completion works */
 	enum drv_completion completion;
-	bool bql;		       /* calls netdev_tx_completed_queue() */
-	const char *adaptive;	       /* dynamic moderation for TX (DIM/ITR), NULL none */
+	bool bql;	      /* calls netdev_tx_completed_queue() */
+	const char *adaptive; /* dynamic moderation for TX (DIM/ITR), NULL none */
 	const struct drv_param *params;
 	unsigned int n_params;
 	const struct drv_pathology *paths;
 	unsigned int n_paths;
-	const char *profile;	       /* shipped default profile (profiles/NAME.profile) */
-	const char *readme;	       /* drivers/<dir>/README.md */
+	const char *profile; /* shipped default profile (profiles/NAME.profile) */
+	const char *readme;  /* drivers/<dir>/README.md */
 };
 
 /* Entry for a driver name (or alias) as `ethtool -i` reports it; NULL if unknown. */

@@ -1,4 +1,5 @@
-/* TSQ / TX-completion throughput model: event simulation for "what if", stop-and-wait fit for sweeps. */
+/* TSQ / TX-completion throughput model: event simulation for "what if", stop-and-wait fit for
+ * sweeps. */
 #ifndef ETHTUNE_MODEL_H
 #define ETHTUNE_MODEL_H
 
@@ -25,24 +26,24 @@ struct model_in {
 	double pacing_bps;	/* sk_pacing_rate, bit/s: 0 = line rate, < 0 = limit is the
 				 * sysctl alone (v3.6-v3.11 TSQ) */
 	bool one_skb_exception; /* send anyway when the rtx queue is short (needs ACKs: rtt_us) */
-	uint8_t exception_skbs;	/* ... at most this many skbs: 1 (v6.7+), 0 (v4.10-v6.6) */
+	uint8_t exception_skbs; /* ... at most this many skbs: 1 (v6.7+), 0 (v4.10-v6.6) */
 	enum model_timer timer;
-	uint32_t skb_overhead;	/* truesize - payload per skb, bytes */
+	uint32_t skb_overhead; /* truesize - payload per skb, bytes */
 };
 
 struct model_out {
 	uint32_t mss, segs, skb_payload, skb_truesize;
-	uint64_t limit;		/* effective TSQ limit after max(2*truesize, pacing>>10) and min(sysctl) */
+	uint64_t limit; /* effective TSQ limit after max(2*truesize, pacing>>10) and min(sysctl) */
 	uint32_t skbs_in_flight; /* skbs the socket can hold before it is throttled */
-	double rho;		/* payload / truesize */
-	double skb_wire_us;	/* serialization of one skb incl. headers, preamble, IFG */
-	double goodput_max_bps; /* TCP payload rate at line rate */
-	double tput_bps;	/* predicted single-flow goodput (simulation) */
-	double sw_bps;		/* closed-form stop-and-wait (batch) estimate */
-	double frac;		/* tput / goodput_max */
-	bool stalled;		/* no completion ever arrives (next-xmit, no fallback, no ACKs) */
-	const char *limited_by;	/* "line-rate", "tx-completion (batch)", "tx-completion",
-				 * "ack-clock", "stall" */
+	double rho;		 /* payload / truesize */
+	double skb_wire_us;	 /* serialization of one skb incl. headers, preamble, IFG */
+	double goodput_max_bps;	 /* TCP payload rate at line rate */
+	double tput_bps;	 /* predicted single-flow goodput (simulation) */
+	double sw_bps;		 /* closed-form stop-and-wait (batch) estimate */
+	double frac;		 /* tput / goodput_max */
+	bool stalled;		 /* no completion ever arrives (next-xmit, no fallback, no ACKs) */
+	const char *limited_by;	 /* "line-rate", "tx-completion (batch)", "tx-completion",
+				  * "ack-clock", "stall" */
 };
 
 void model_defaults(struct model_in *in);
@@ -76,11 +77,11 @@ double model_window(double L, double truesize, double pacing_bps);
 double model_knee(double R, double D, double rho, double frac);
 
 struct model_fit {
-	double R, D;		/* bit/s, s */
-	double D_lo, D_hi;	/* bootstrap percentile interval (conf), s */
+	double R, D;	   /* bit/s, s */
+	double D_lo, D_hi; /* bootstrap percentile interval (conf), s */
 	double R_lo, R_hi;
-	double rmse;		/* bit/s */
-	double knee;		/* L* for 95% of R, bytes */
+	double rmse; /* bit/s */
+	double knee; /* L* for 95% of R, bytes */
 	unsigned int n, nboot;
 };
 

@@ -20,7 +20,7 @@ enum prof_sect {
 #define PROF_MAX_KV 96
 
 struct prof_kv {
-	int sect;	/* enum prof_sect */
+	int sect; /* enum prof_sect */
 	int line;
 	char key[64];
 	char val[192];
@@ -38,8 +38,8 @@ struct prof_dev {
 	char dev[32];
 	char driver[32];
 	char fw[64];
-	char kernel[64];    /* uname -r */
-	bool pci;	    /* ids below are valid */
+	char kernel[64]; /* uname -r */
+	bool pci;	 /* ids below are valid */
 	unsigned int vendor, device, sub_vendor, sub_device;
 };
 

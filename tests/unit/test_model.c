@@ -148,6 +148,50 @@ static void test_timer_names(void **state)
 	assert_string_equal(model_timer_name(MODEL_TIMER_NEXT_XMIT), "next-xmit");
 }
 
+static void test_kernel_eras(void **state)
+{
+	struct model_in in;
+	struct model_out o;
+
+	mlx4_in(&in, 128);
+	assert_int_equal(model_set_kernel(&in, "3.6.11", false), 0);
+	assert_true(in.pacing_bps < 0);
+	assert_false(in.one_skb_exception);
+	assert_int_equal(model_predict(&in, &o), 0);
+	assert_true(o.tput_bps > 3.6e9 && o.tput_bps < 4.8e9); /* the 2012 report */
+
+	mlx4_in(&in, 128);
+	assert_int_equal(model_set_kernel(&in, "2.6.32", false), 0); /* before TSQ */
+	assert_int_equal(model_predict(&in, &o), 0);
+	assert_true(o.frac > 0.99);
+
+	mlx4_in(&in, 128);
+	in.rtt_us = 20;
+	assert_int_equal(model_set_kernel(&in, "5.10.0-20-amd64", false), 0);
+	assert_true(in.one_skb_exception);
+	assert_int_equal(in.exception_skbs, 0);
+	assert_int_equal(model_predict(&in, &o), 0);
+	{
+		double x510 = o.tput_bps;
+
+		assert_int_equal(model_set_kernel(&in, "6.8", false), 0);
+		assert_int_equal(in.exception_skbs, 1);
+		assert_int_equal(model_predict(&in, &o), 0);
+		assert_true(o.tput_bps > x510); /* one skb more per ACK */
+	}
+
+	mlx4_in(&in, 128);
+	assert_int_equal(model_set_kernel(&in, "6.1", true), 0); /* bbr/fq ignore the sysctl */
+	assert_int_equal(model_derive(&in, &o), 0);
+	assert_true(o.limit > 1000000);
+	mlx4_in(&in, 128);
+	assert_int_equal(model_set_kernel(&in, "6.16", true), 0);
+	assert_int_equal(model_derive(&in, &o), 0);
+	assert_int_equal(o.limit, 131072);
+	assert_int_equal(model_set_kernel(&in, "six", false), -EINVAL);
+	assert_int_equal(model_set_kernel(&in, NULL, false), -EINVAL);
+}
+
 static void test_window(void **state)
 {
 	/* 128 KiB, 66184 B skbs: two skbs in flight, as model_derive() says */
@@ -228,8 +272,8 @@ static void test_fit_noisy(void **state)
 /* A prompt device: flat curve, D ~ 0. */
 static void test_fit_flat(void **state)
 {
-	double L[] = { 4096, 16384, 65536, 262144, 1048576 }, X[] = { 9.4e9, 9.41e9, 9.39e9, 9.4e9,
-								       9.4e9 };
+	double L[] = { 4096, 16384, 65536, 262144, 1048576 },
+	       X[] = { 9.4e9, 9.41e9, 9.39e9, 9.4e9, 9.4e9 };
 	struct model_fit f;
 
 	assert_int_equal(model_fit(L, X, 5, 0.98, 50, 0.95, 3, &f), 0);
@@ -278,20 +322,23 @@ static int run_model(const char *const *args)
 
 static void test_cli(void **state)
 {
-	static const char *const ok1[] = { "--rate", "10G", "--tsq", "131072", "--tx-usecs", "128",
+	static const char *const ok1[] = { "--rate",	 "10G", "--tsq", "131072",
+					   "--tx-usecs", "128", NULL };
+	static const char *const ok2[] = { "--rate",	 "25Gbit", "--tsq",    "1M",
+					   "--tx-usecs", "50",	   "--mtu",    "9000",
+					   "--gso-size", "65536",  "--rtt",    "40",
+					   "--timer",	 "eqe",	   "--pacing", "off",
 					   NULL };
-	static const char *const ok2[] = { "--rate", "25Gbit", "--tsq", "1M", "--tx-usecs", "50",
-					   "--mtu", "9000", "--gso-size", "65536", "--rtt", "40",
-					   "--timer", "eqe", "--pacing", "off", NULL };
 	static const char *const no_tsq[] = { "--tx-usecs", "1", NULL };
-	static const char *const bad_rate[] = { "--rate", "fast", "--tsq", "1", "--tx-usecs", "1",
-						NULL };
-	static const char *const bad_timer[] = { "--tsq", "1", "--tx-usecs", "1", "--timer", "x",
-						 NULL };
-	static const char *const bad_opt[] = { "--tsq", "1", "--tx-usecs", "1", "--bogus", "1",
-					       NULL };
-	static const char *const bad_mtu[] = { "--tsq", "1K", "--tx-usecs", "1", "--mtu", "100",
-					       NULL };
+	static const char *const bad_rate[] = { "--rate",     "fast", "--tsq", "1",
+						"--tx-usecs", "1",    NULL };
+	static const char *const bad_timer[] = { "--tsq",   "1", "--tx-usecs", "1",
+						 "--timer", "x", NULL };
+	static const char *const bad_opt[] = {
+		"--tsq", "1", "--tx-usecs", "1", "--bogus", "1", NULL
+	};
+	static const char *const bad_mtu[] = { "--tsq", "1K",  "--tx-usecs", "1",
+					       "--mtu", "100", NULL };
 	static const char *const neg[] = { "--tsq", "1K", "--tx-usecs", "-5", NULL };
 	static const char *const novalue[] = { "--tsq", NULL };
 
@@ -309,13 +356,21 @@ static void test_cli(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mlx4_case),	  cmocka_unit_test(test_monotone_in_delay),
-		cmocka_unit_test(test_one_skb_exception), cmocka_unit_test(test_limit_eras),
-		cmocka_unit_test(test_min_tsq),		  cmocka_unit_test(test_next_xmit_stall),
-		cmocka_unit_test(test_timer_names),	  cmocka_unit_test(test_sw_and_knee),
-		cmocka_unit_test(test_fit_exact),	  cmocka_unit_test(test_fit_noisy),
-		cmocka_unit_test(test_fit_flat),	  cmocka_unit_test(test_fit_bad_input),
-		cmocka_unit_test(test_cli),		  cmocka_unit_test(test_window),
+		cmocka_unit_test(test_mlx4_case),
+		cmocka_unit_test(test_monotone_in_delay),
+		cmocka_unit_test(test_one_skb_exception),
+		cmocka_unit_test(test_limit_eras),
+		cmocka_unit_test(test_min_tsq),
+		cmocka_unit_test(test_next_xmit_stall),
+		cmocka_unit_test(test_timer_names),
+		cmocka_unit_test(test_sw_and_knee),
+		cmocka_unit_test(test_fit_exact),
+		cmocka_unit_test(test_fit_noisy),
+		cmocka_unit_test(test_fit_flat),
+		cmocka_unit_test(test_fit_bad_input),
+		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_kernel_eras),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

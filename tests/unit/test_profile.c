@@ -82,7 +82,8 @@ static void expect_bad(const char *text, const char *needle)
 
 static void test_parse_bad(void **state)
 {
-	expect_bad(HEAD "[coalesce]\ntx-usec = 16\n" TAIL, "t.profile:4: unknown coalesce parameter 'tx-usec'");
+	expect_bad(HEAD "[coalesce]\ntx-usec = 16\n" TAIL,
+		   "t.profile:4: unknown coalesce parameter 'tx-usec'");
 	expect_bad(HEAD "[coalesce]\ntx-usecs = fast\n" TAIL, "invalid value 'fast' for tx-usecs");
 	expect_bad(HEAD "[coalesce]\ntx-usecs = -1\n" TAIL, "invalid value");
 	expect_bad(HEAD "[coalesce]\ntx-usecs = 4294967296\n" TAIL, "invalid value");
@@ -97,8 +98,10 @@ static void test_parse_bad(void **state)
 	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\ntx-usecs = 2\n" TAIL, "given twice");
 	expect_bad(HEAD "[coalesce\n" TAIL, "malformed section");
 	expect_bad("[match]\n[coalesce]\ntx-usecs = 1\n" TAIL, "would match nothing");
-	expect_bad("[match]\nfirmware = 1.*\n[coalesce]\ntx-usecs = 1\n" TAIL, "would match nothing");
-	expect_bad("[match]\nvendor = intel\n[coalesce]\ntx-usecs = 1\n" TAIL, "unknown key 'vendor' in [match]");
+	expect_bad("[match]\nfirmware = 1.*\n[coalesce]\ntx-usecs = 1\n" TAIL,
+		   "would match nothing");
+	expect_bad("[match]\nvendor = intel\n[coalesce]\ntx-usecs = 1\n" TAIL,
+		   "unknown key 'vendor' in [match]");
 	expect_bad("[match]\npci = 8086\n[coalesce]\ntx-usecs = 1\n" TAIL, "VENDOR:DEVICE");
 	expect_bad("[match]\npci = 8086:10d3x\n[coalesce]\ntx-usecs = 1\n" TAIL, "VENDOR:DEVICE");
 	expect_bad(HEAD "kernel = new\n[coalesce]\ntx-usecs = 1\n" TAIL, "expected a range");
@@ -107,12 +110,21 @@ static void test_parse_bad(void **state)
 	expect_bad(HEAD "[sysctl]\nnet..x = 1\n" TAIL, "not a network sysctl");
 	expect_bad(HEAD TAIL, "no settings");
 	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n", "needs kind");
-	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = guessed\n", "expected measured or documented");
-	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = documented\n", "needs [provenance] source");
-	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = measured\nhost = h\n", "host, date and objective");
-	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = measured\nobjective = speed\n", "objective 'speed'");
-	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = documented\nsource = x\nwho = me\n", "unknown key 'who' in [provenance]");
-	expect_bad("[profile]\nname = a/b\n" HEAD "[coalesce]\ntx-usecs = 1\n" TAIL, "invalid profile name");
+	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = guessed\n",
+		   "expected measured or documented");
+	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = documented\n",
+		   "needs [provenance] source");
+	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = measured\nhost = h\n",
+		   "host, date and objective");
+	expect_bad(HEAD
+		   "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = measured\nobjective = speed\n",
+		   "objective 'speed'");
+	expect_bad(
+		HEAD
+		"[coalesce]\ntx-usecs = 1\n[provenance]\nkind = documented\nsource = x\nwho = me\n",
+		"unknown key 'who' in [provenance]");
+	expect_bad("[profile]\nname = a/b\n" HEAD "[coalesce]\ntx-usecs = 1\n" TAIL,
+		   "invalid profile name");
 }
 
 static void test_kver(void **state)
@@ -126,8 +138,12 @@ static void test_kver(void **state)
 
 static void test_match(void **state)
 {
-	struct prof_dev d = { .driver = "mlx4_en", .fw = "2.42.5000", .kernel = "5.10.0-20-amd64",
-			      .pci = true, .vendor = 0x15b3, .device = 0x1007 };
+	struct prof_dev d = { .driver = "mlx4_en",
+			      .fw = "2.42.5000",
+			      .kernel = "5.10.0-20-amd64",
+			      .pci = true,
+			      .vendor = 0x15b3,
+			      .device = 0x1007 };
 	int s;
 
 	assert_int_equal(parse(good), 0);
@@ -152,7 +168,8 @@ static void test_match(void **state)
 
 	/* driver aliases through the driver database; kernel range with a dash */
 	assert_int_equal(parse("[match]\ndriver = stmmac\nkernel = 5.4-6.15\n[coalesce]\n"
-			       "tx-frames = 1\n" TAIL), 0);
+			       "tx-frames = 1\n" TAIL),
+			 0);
 	{
 		struct prof_dev g = { .driver = "st_gmac", .kernel = "6.1.0" };
 
@@ -162,10 +179,15 @@ static void test_match(void **state)
 	}
 	/* subsystem is the most specific key */
 	assert_int_equal(parse("[match]\npci = 8086:10d3\nsubsystem = 8086:a01f\n[coalesce]\n"
-			       "rx-usecs = 3\n" TAIL), 0);
+			       "rx-usecs = 3\n" TAIL),
+			 0);
 	{
-		struct prof_dev e = { .driver = "e1000e", .pci = true, .vendor = 0x8086,
-				      .device = 0x10d3, .sub_vendor = 0x8086, .sub_device = 0xa01f };
+		struct prof_dev e = { .driver = "e1000e",
+				      .pci = true,
+				      .vendor = 0x8086,
+				      .device = 0x10d3,
+				      .sub_vendor = 0x8086,
+				      .sub_device = 0xa01f };
 
 		assert_int_equal(profile_match(&P, &e), 12);
 		e.sub_device = 1;
@@ -214,15 +236,16 @@ static void test_write_roundtrip(void **state)
 	assert_int_equal(profile_add(&w, PS_COALESCE, "tx-frames", "1\n[x]", err, sizeof(err)),
 			 -EINVAL);
 	assert_int_equal(profile_add(&w, PS_SYSCTL, "net.ipv4.tcp_limit_output_bytes", "131072",
-				     err, sizeof(err)), 0);
+				     err, sizeof(err)),
+			 0);
 	/* incomplete provenance: save refuses and writes nothing */
 	assert_int_equal(profile_add(&w, PS_PROVENANCE, "kind", "measured", err, sizeof(err)), 0);
 	assert_int_equal(profile_save(&w, file, err, sizeof(err)), -EINVAL);
 	assert_int_equal(access(file, F_OK), -1);
 	assert_int_equal(profile_add(&w, PS_PROVENANCE, "host", "lab", err, sizeof(err)), 0);
 	assert_int_equal(profile_add(&w, PS_PROVENANCE, "date", "2026-11-30", err, sizeof(err)), 0);
-	assert_int_equal(profile_add(&w, PS_PROVENANCE, "objective", "throughput", err,
-				     sizeof(err)), 0);
+	assert_int_equal(
+		profile_add(&w, PS_PROVENANCE, "objective", "throughput", err, sizeof(err)), 0);
 	assert_int_equal(profile_save(&w, file, err, sizeof(err)), 0);
 	assert_int_equal(profile_load(file, &r, err, sizeof(err)), 0);
 	unlink(file);
@@ -235,9 +258,9 @@ static void test_write_roundtrip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_name),
-		cmocka_unit_test(test_parse_bad),  cmocka_unit_test(test_kver),
-		cmocka_unit_test(test_match),	   cmocka_unit_test(test_shipped),
+		cmocka_unit_test(test_parse_good),	cmocka_unit_test(test_parse_name),
+		cmocka_unit_test(test_parse_bad),	cmocka_unit_test(test_kver),
+		cmocka_unit_test(test_match),		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_write_roundtrip),
 	};
 

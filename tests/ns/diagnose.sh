@@ -1,0 +1,58 @@
+#!/bin/bash
+# sweep tsq and diagnose on a host veth pair: software-device verdict, restore, bad input.
+set -u
+. "$(dirname "$0")/../lib/ktap.sh"
+E=${ETHTUNE:-build/ethtune}
+A=et-dga-$$ B=et-dgb-$$
+export ETHTUNE_STATE_DIR=$(mktemp -d /tmp/ethtune-dg.XXXXXX)
+cleanup() { [ -n "${SPID:-}" ] && kill $SPID 2>/dev/null; ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; rm -rf "$ETHTUNE_STATE_DIR"; }
+trap cleanup EXIT
+ktap_header "sweep tsq, diagnose and tune on a veth pair"
+if [ "$(id -u)" -ne 0 ] || ! ip netns add $A 2>/dev/null; then
+	ktap_skip "diagnose" "needs root and network namespaces"; ktap_finish; exit 0
+fi
+ip netns add $B
+ip link add dga netns $A type veth peer name dgb netns $B
+ip -n $A addr add 198.18.7.1/24 dev dga; ip -n $B addr add 198.18.7.2/24 dev dgb
+for n in $A $B; do ip -n $n link set lo up; done
+ip -n $A link set dga up; ip -n $B link set dgb up
+ip netns exec $B "$E" serve --bind 198.18.7.2 >/dev/null 2>&1 &
+SPID=$!
+sleep 0.5
+# A distinct value shows that the sweep puts the namespace's own setting back.
+ip netns exec $A sysctl -qw net.ipv4.tcp_limit_output_bytes=1234567
+
+out=$(ip netns exec $A "$E" --json sweep tsq dga --peer 198.18.7.2 --duration 0.5 --warmup 0.2 --points 4 2>&1)
+ktap_check "sweep tsq: JSON with points and a fit" python3 -c '
+import json,sys; d=json.loads(sys.argv[1]); s=d["tsq-sweep"]
+assert len(s["points"]) >= 4, s; assert all(p["mbps"] > 0 for p in s["points"]); assert "fit" in s' "$out"
+ktap_check "sweep tsq restored tcp_limit_output_bytes" bash -c "[ \$(ip netns exec $A sysctl -n net.ipv4.tcp_limit_output_bytes) = 1234567 ]"
+ktap_check "journal empty after the sweep" bash -c "'$E' restore --list | grep -q empty"
+
+start=$(date +%s.%N)
+out=$(ip netns exec $A "$E" --json diagnose dga --peer 198.18.7.2 --svg "$ETHTUNE_STATE_DIR/d.svg" 2>&1)
+el=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+ktap_check "diagnose: veth is a software device" python3 -c '
+import json,sys; d=json.loads(sys.argv[1]); assert d["verdict"]=="software-device", d["verdict"]; assert d["evidence"]' "$out"
+ktap_diag "diagnose took $el s on the host veth pair"
+ktap_check "diagnose finishes within 60 s" awk -v e="$el" 'BEGIN { exit !(e < 60) }'
+ktap_check "diagnose wrote an SVG plot" grep -q "<polyline" "$ETHTUNE_STATE_DIR/d.svg"
+ktap_check "diagnose restored tcp_limit_output_bytes" bash -c "[ \$(ip netns exec $A sysctl -n net.ipv4.tcp_limit_output_bytes) = 1234567 ]"
+
+# SIGINT in the middle of a sweep puts the sysctl back at once.
+ip netns exec $A "$E" sweep tsq dga --peer 198.18.7.2 --duration 2 --points 5 >/dev/null 2>&1 &
+p=$!
+sleep 1.5; kill -INT $p; wait $p 2>/dev/null
+ktap_check "SIGINT during a sweep restores the sysctl" bash -c "[ \$(ip netns exec $A sysctl -n net.ipv4.tcp_limit_output_bytes) = 1234567 ]"
+
+one_line() { local pat=$1 err rc; shift; err=$("$@" 2>&1 >/dev/null); rc=$?
+	[ $rc -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s\n' "$err" | grep -q -- "$pat" || { echo "rc=$rc: $err"; return 1; }; echo "# $err"; }
+ktap_check "diagnose without --peer" one_line "missing --peer" ip netns exec $A "$E" diagnose dga
+ktap_check "diagnose unknown device" one_line "no such device" ip netns exec $A "$E" diagnose nodev0 --peer 198.18.7.2
+ktap_check "sweep with an unknown kind" one_line "unknown sweep" "$E" sweep rings dga --peer 198.18.7.2
+ktap_check "sweep coalesce without values" one_line "has no --values" "$E" sweep coalesce dga --peer 1.2.3.4 --param tx-usecs
+ktap_check "sweep coalesce on a device without coalescing" one_line "does not support coalesce" ip netns exec $A "$E" sweep coalesce dga --peer 198.18.7.2 --param tx-usecs --values 0,16
+ktap_check "tune on a device without coalescing" one_line "no coalescing" ip netns exec $A "$E" tune dga --peer 198.18.7.2
+ktap_check "peer that does not answer" one_line "198.18.7.9" ip netns exec $A "$E" sweep tsq dga --peer 198.18.7.9 --duration 0.5 --points 3
+ktap_check "sysctl unchanged after the failed sweep" bash -c "[ \$(ip netns exec $A sysctl -n net.ipv4.tcp_limit_output_bytes) = 1234567 ]"
+ktap_finish
