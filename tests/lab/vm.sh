@@ -125,11 +125,22 @@ setup() {
 	flock -u 9
 }
 
+# KVM when /dev/kvm works (LAB_ACCEL=tcg forces emulation), else TCG.
+lab_accel() {
+	if [ "${LAB_ACCEL:-}" != tcg ] && [ -w /dev/kvm ] &&
+		qemu-system-x86_64 -accel kvm -machine none -display none -S -monitor none \
+			-serial none -no-user-config </dev/null >/dev/null 2>&1 & then
+		local pid=$! ok=0; sleep 0.3; kill -0 $pid 2>/dev/null && ok=1; kill $pid 2>/dev/null; wait $pid 2>/dev/null
+		[ $ok -eq 1 ] && { echo kvm; return; }
+	fi
+	echo tcg,thread=multi
+}
+
 # boot MODE RUNDIR TIMEOUT MEM: starts qemu; MODE is run or shell.
 boot() {
 	local mode=$1 rd=$2 to=$3 mem=$4 abi kdir
 	abi=$(cat "$LAB/abi") && kdir=$LAB/kernel/$abi
-	local q=(qemu-system-x86_64 -accel tcg,thread=multi -smp "${LAB_SMP:-2}" -m "$mem"
+	local q=(qemu-system-x86_64 -accel "$(lab_accel)" -smp "${LAB_SMP:-2}" -m "$mem"
 		-nographic -no-reboot -kernel "$kdir/root/boot/vmlinuz-$abi"
 		-initrd "$LAB/initrd-$abi.gz"
 		-append "console=ttyS0 quiet panic=-1 lab.mode=$mode lab.root=$ROOT lab.o=$O net.ifnames=0"

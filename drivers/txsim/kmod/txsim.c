@@ -24,6 +24,9 @@ MODULE_PARM_DESC(delay_us, "one-way wire delay in microseconds for new devices (
 static unsigned int speed = 1000;
 module_param(speed, uint, 0444);
 MODULE_PARM_DESC(speed, "line rate in Mb/s for new devices (ethtool -s DEV speed N)");
+static unsigned int fifo_bytes;
+module_param(fifo_bytes, uint, 0444);
+MODULE_PARM_DESC(fifo_bytes, "on-NIC TX buffer for new devices: a frame completes once it is within this many bytes of the wire's end (0: at the end of its serialization; sysfs: txsim/fifo_bytes)");
 static unsigned int rescan_ms = 100;
 module_param(rescan_ms, uint, 0644);
 MODULE_PARM_DESC(rescan_ms, "complete-on-next-xmit: period of the rescan timer that frees completed skbs");
@@ -112,6 +115,7 @@ struct txsim_priv {
 	/* configuration */
 	u32 speed;		/* Mb/s */
 	u32 delay_us;
+	u32 fifo_bytes;
 	u32 tx_usecs;
 	u32 tx_frames;
 	bool cqe_mode;
@@ -397,7 +401,14 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	d = &p->ring[p->prod % p->ring_size];
 	d->skb = skb;
 	d->t_xmit = now;
-	d->t_done = p->wire_free_ns;
+	/* DMA completion: when the frame has entered the on-NIC buffer in front of the wire */
+	d->t_done = p->wire_free_ns - min_t(u64, p->wire_free_ns - now,
+					    div_u64((u64)READ_ONCE(p->fifo_bytes) * 8000, p->speed));
+	if (p->prod != p->cons) {	/* completions stay in ring order */
+		struct txsim_desc *prev = &p->ring[(p->prod - 1) % p->ring_size];
+
+		d->t_done = max(d->t_done, prev->t_done);
+	}
 	d->segs = segs;
 	if (p->prod++ == p->done)
 		arm(&p->t_done, d->t_done);
@@ -739,7 +750,7 @@ static const struct ethtool_ops txsim_ethtool_ops = {
 	.get_ts_info = ethtool_op_get_ts_info,
 };
 
-/* ---- sysfs: /sys/class/net/DEV/txsim/{delay_us,stats_reset} ---- */
+/* ---- sysfs: /sys/class/net/DEV/txsim/{delay_us,fifo_bytes,stats_reset} ---- */
 
 static ssize_t delay_us_show(struct device *d, struct device_attribute *attr, char *buf)
 {
@@ -764,6 +775,29 @@ static ssize_t delay_us_store(struct device *d, struct device_attribute *attr, c
 }
 static DEVICE_ATTR_RW(delay_us);
 
+static ssize_t fifo_bytes_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	struct txsim_priv *p = netdev_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(p->fifo_bytes));
+}
+
+static ssize_t fifo_bytes_store(struct device *d, struct device_attribute *attr, const char *buf,
+				size_t len)
+{
+	struct txsim_priv *p = netdev_priv(to_net_dev(d));
+	unsigned int v;
+	int err = kstrtouint(buf, 0, &v);
+
+	if (err)
+		return err;
+	if (v > 64 << 20)
+		return -ERANGE;
+	WRITE_ONCE(p->fifo_bytes, v);
+	return len;
+}
+static DEVICE_ATTR_RW(fifo_bytes);
+
 static ssize_t stats_reset_store(struct device *d, struct device_attribute *attr,
 				 const char *buf, size_t len)
 {
@@ -779,6 +813,7 @@ static DEVICE_ATTR_WO(stats_reset);
 
 static struct attribute *txsim_attrs[] = {
 	&dev_attr_delay_us.attr,
+	&dev_attr_fifo_bytes.attr,
 	&dev_attr_stats_reset.attr,
 	NULL,
 };
@@ -833,6 +868,7 @@ static struct net_device *txsim_alloc(void)
 	p->rx_ring = 1024;
 	p->speed = speed ?: 1000;
 	p->delay_us = delay_us;
+	p->fifo_bytes = fifo_bytes;
 	p->tx_usecs = 16;	/* mlx5-like defaults */
 	p->tx_frames = 32;
 	eth_hw_addr_random(dev);
