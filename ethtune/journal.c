@@ -369,7 +369,11 @@ static int write_remaining(int fd, struct loaded *v, int n, const bool *done)
 	return 0;
 }
 
-/* mode: 0 = dev filter (NULL: all), 1 = orphaned temp entries, 2 = this process's temps. */
+static int rollback_from = -1;	/* mode 3: entries from this index on */
+static const char *ns_filter;	/* mode 0: only entries of this namespace (NULL: all) */
+
+/* mode: 0 = dev filter (NULL: all), 1 = orphaned temp entries, 2 = this process's temps,
+ * 3 = entries recorded since a transaction mark. */
 static int restore_common(const char *dev, int mode, int *restored, int *kept)
 {
 	struct loaded *v;
@@ -399,8 +403,11 @@ static int restore_common(const char *dev, int mode, int *restored, int *kept)
 			sel[i] = v[i].e.temp && !owner_alive(&v[i]);
 		else if (mode == 2)
 			sel[i] = v[i].e.temp && v[i].e.pid == getpid();
+		else if (mode == 3)
+			sel[i] = i >= rollback_from;
 		else
-			sel[i] = !dev || !strcmp(v[i].e.dev, dev);
+			sel[i] = (!dev || !strcmp(v[i].e.dev, dev)) &&
+				 (!ns_filter || !strcmp(v[i].e.netns, ns_filter));
 	}
 	bad = sel && done ? restore_selected(v, n, sel, done, &missing) : -ENOMEM;
 	for (i = 0; i < n && done && sel; i++) {
@@ -424,6 +431,38 @@ static int restore_common(const char *dev, int mode, int *restored, int *kept)
 int journal_restore(const char *dev, bool only_orphans, int *restored, int *kept)
 {
 	return restore_common(dev, only_orphans ? 1 : 0, restored, kept);
+}
+
+int journal_restore_ns(const char *netns, const char *dev, int *restored, int *kept)
+{
+	int ret;
+
+	ns_filter = netns;
+	ret = restore_common(dev, 0, restored, kept);
+	ns_filter = NULL;
+	return ret;
+}
+
+int journal_txn_begin(int *mark)
+{
+	struct journal_entry *v;
+	int n, ret = journal_load(&v, &n);
+
+	if (ret)
+		return ret;
+	free(v);
+	*mark = n;
+	return 0;
+}
+
+int journal_txn_rollback(int mark)
+{
+	int restored, kept, ret;
+
+	rollback_from = mark;
+	ret = restore_common(NULL, 3, &restored, &kept);
+	rollback_from = -1;
+	return ret ? ret : kept ? -EIO : 0;
 }
 
 static void temp_restore_atexit(void)

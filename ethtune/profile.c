@@ -17,6 +17,7 @@
 #include "devset.h"
 #include "drvdb.h"
 #include "ethtune.h"
+#include "journal.h"
 #include "json_print.h"
 #include "nl.h"
 #include "profile.h"
@@ -1116,7 +1117,7 @@ static int profile_apply(const char *dev, const char *name, bool force, bool dry
 	struct prof_dev d;
 	char err[768];
 	unsigned int i, applied = 0;
-	int ret;
+	int ret, mark = 0;
 
 	if (!p)
 		return EXIT_FAIL;
@@ -1131,6 +1132,11 @@ static int profile_apply(const char *dev, const char *name, bool force, bool dry
 	}
 	if (profile_validate_dev(p, dev, err, sizeof(err))) {
 		et_err("profile %s: %s; nothing applied", p->name, err);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (!dry && journal_txn_begin(&mark)) {
+		et_err("profile apply: cannot read the journal %s", journal_path());
 		ret = EXIT_FAIL;
 		goto out;
 	}
@@ -1185,9 +1191,13 @@ static int profile_apply(const char *dev, const char *name, bool force, bool dry
 fail:
 	close_json_array(PRINT_JSON, NULL);
 	delete_json_obj();
-	et_err("profile %s on %s: %s (%u settings applied before; 'ethtune restore %s' undoes "
-	       "them)",
-	       p->name, dev, err, applied, dev);
+	/* All or nothing: put back what this apply changed before the failure. */
+	if (journal_txn_rollback(mark))
+		et_err("profile %s on %s: %s (%u settings applied before could not all be rolled "
+		       "back; 'ethtune restore %s' undoes them)",
+		       p->name, dev, err, applied, dev);
+	else
+		et_err("profile %s on %s: %s; nothing applied", p->name, dev, err);
 	ret = EXIT_FAIL;
 out:
 	free(p);

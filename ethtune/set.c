@@ -95,7 +95,7 @@ static int restore_list(const char *dev)
 	if (!n)
 		print_text("journal %s is empty\n", journal_path());
 	for (i = 0; i < n; i++) {
-		if (dev && strcmp(dev, v[i].dev))
+		if ((dev && strcmp(dev, v[i].dev)) || (et_opts.netns && strcmp(et_opts.netns, v[i].netns)))
 			continue;
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "netns", "%-10s ", v[i].netns[0] ? v[i].netns : "-");
@@ -115,7 +115,7 @@ static int restore_list(const char *dev)
 
 int cmd_restore(int argc, char **argv)
 {
-	const char *dev = NULL;
+	const char *dev = NULL, *ns;
 	bool list = false;
 	int i, restored, kept, ret;
 
@@ -138,7 +138,12 @@ int cmd_restore(int argc, char **argv)
 		et_err("restore: needs CAP_NET_ADMIN (run as root)");
 		return EXIT_FAIL;
 	}
-	ret = journal_restore(dev, false, &restored, &kept);
+	/* Entries name their own namespace: restore from the one we started in; --netns only
+	 * selects which entries. */
+	ns = et_opts.netns;
+	et_opts.netns = NULL;
+	ret = ns ? journal_restore_ns(ns, dev, &restored, &kept) :
+		   journal_restore(dev, false, &restored, &kept);
 	if (ret && ret != -EIO) {
 		et_err("restore: cannot use the journal %s: %s", journal_path(), strerror(-ret));
 		return EXIT_FAIL;

@@ -37,6 +37,14 @@ int journal_temp_adopt(int owner);
  * whose owner is gone. Entries whose device is missing are kept and reported. */
 int journal_restore(const char *dev, bool only_orphans, int *restored, int *kept);
 
+/* The same, only for entries recorded in namespace netns ("" = the initial one). */
+int journal_restore_ns(const char *netns, const char *dev, int *restored, int *kept);
+
+/* Several changes that must take effect together: mark the journal, and on failure put back
+ * everything recorded since the mark, so that nothing is left half-applied. */
+int journal_txn_begin(int *mark);
+int journal_txn_rollback(int mark);
+
 /* Read all entries (caller frees *out). */
 int journal_load(struct journal_entry **out, int *n);
 

@@ -127,11 +127,10 @@ setup() {
 
 # KVM when /dev/kvm works (LAB_ACCEL=tcg forces emulation), else TCG.
 lab_accel() {
-	if [ "${LAB_ACCEL:-}" != tcg ] && [ -w /dev/kvm ] &&
-		qemu-system-x86_64 -accel kvm -machine none -display none -S -monitor none \
-			-serial none -no-user-config </dev/null >/dev/null 2>&1 & then
-		local pid=$! ok=0; sleep 0.3; kill -0 $pid 2>/dev/null && ok=1; kill $pid 2>/dev/null; wait $pid 2>/dev/null
-		[ $ok -eq 1 ] && { echo kvm; return; }
+	if [ "${LAB_ACCEL:-}" != tcg ] && [ -w /dev/kvm ]; then
+		timeout 1 qemu-system-x86_64 -accel kvm -machine none -display none -S -monitor none \
+			-serial none -no-user-config </dev/null >/dev/null 2>&1
+		[ $? -eq 124 ] && { echo kvm; return; }	# still running after 1 s: KVM works
 	fi
 	echo tcg,thread=multi
 }

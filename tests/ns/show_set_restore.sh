@@ -50,7 +50,7 @@ ktap_check "set feature gro on (ethtool -K name)" bash -c "'$E' --netns $NS set 
 ktap_check "set feature by kernel name" bash -c "'$E' --netns $NS set va feature tx-scatter-gather off && ip netns exec $NS ethtool -k va | grep -q '^	tx-scatter-gather: off'"
 ktap_check "set channels tx 2" bash -c "'$E' --netns $NS set va channels tx 2 && ip netns exec $NS ethtool -l va | tail -3 | grep -q 'TX:.*2'"
 ktap_check "restore --list shows the journal" bash -c "'$E' restore --list | grep -q 'mtu .*was 1500'"
-ktap_check "restore puts everything back" "$E" restore
+ktap_check "restore --netns NS puts everything of NS back" "$E" --netns $NS restore
 after=$(snap)
 if [ "$before" = "$after" ]; then ktap_ok "device exactly as before"; else ktap_fail "device exactly as before"; diff <(echo "$before") <(echo "$after") | sed 's/^/# /'; fi
 
