@@ -348,7 +348,10 @@ int cmd_diagnose(int argc, char **argv)
 	sweep_tsq_print(&d->tsq);
 
 	/* 3. MTU sweep where large MTUs exist and the peer's MTU can follow. */
-	if (mtu_sweep || (d->max_mtu > 9000 && o.peer_dev)) {
+	/* Large MTUs are worth a sweep when asked, or when the device runs one now or a second
+	 * flow does much better than one (the HiperSockets signature). */
+	if (mtu_sweep || (d->max_mtu > 9000 && o.peer_dev &&
+			  (d->mtu > 9000 || d->two_flows > 1.5 * d->one_flow))) {
 		if (!o.peer_dev)
 			et_warn("diagnose: --mtu-sweep without --peer-dev: the peer keeps its MTU");
 		ret = sweep_mtu(&o, &d->mtus, err, sizeof(err));

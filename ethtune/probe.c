@@ -30,7 +30,7 @@
 /* show_device() comes with the device objects; until it is linked, the snapshot is skipped. */
 #pragma weak show_device
 
-static const char *const test_names[] = { "stream", "maerts", "rr", "crr" };
+static const char *const test_names[] = {"stream", "maerts", "rr", "crr"};
 
 const char *probe_test_name(enum probe_test t)
 {
@@ -110,111 +110,6 @@ int probe_cfg_check(const struct probe_cfg *c, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-/* ---- device telemetry: sysfs statistics, /proc/interrupts, ethtool -S ---- */
-
-struct dev_snap {
-	uint64_t st[6], irqs;
-	unsigned int irq_lines, n_es;
-	char (*es_names)[ETH_GSTRING_LEN];
-	uint64_t *es;
-};
-
-static const char *const stat_names[6] = { "rx_packets", "tx_packets", "rx_bytes",
-					   "tx_bytes",	 "rx_dropped", "tx_dropped" };
-
-static void ethtool_stats(const char *dev, struct dev_snap *s)
-{
-	struct ethtool_sset_info *si;
-	struct ethtool_gstrings *gs = NULL;
-	struct ethtool_stats *st = NULL;
-	struct ifreq ifr = { 0 };
-	unsigned int n;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return;
-	si = calloc(1, sizeof(*si) + sizeof(uint32_t));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", dev);
-	si->cmd = ETHTOOL_GSSET_INFO;
-	si->sset_mask = 1ULL << ETH_SS_STATS;
-	ifr.ifr_data = (void *)si;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0 || !si->sset_mask || !si->data[0])
-		goto out;
-	n = si->data[0];
-	if (n > 4096)
-		goto out;
-	gs = calloc(1, sizeof(*gs) + n * ETH_GSTRING_LEN);
-	st = calloc(1, sizeof(*st) + n * sizeof(uint64_t));
-	gs->cmd = ETHTOOL_GSTRINGS;
-	gs->string_set = ETH_SS_STATS;
-	gs->len = n;
-	ifr.ifr_data = (void *)gs;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-		goto out;
-	st->cmd = ETHTOOL_GSTATS;
-	st->n_stats = n;
-	ifr.ifr_data = (void *)st;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-		goto out;
-	s->n_es = n;
-	s->es_names = malloc(n * ETH_GSTRING_LEN);
-	s->es = malloc(n * sizeof(uint64_t));
-	memcpy(s->es_names, gs->data, n * ETH_GSTRING_LEN);
-	memcpy(s->es, st->data, n * sizeof(uint64_t));
-out:
-	free(si);
-	free(gs);
-	free(st);
-	close(fd);
-}
-
-static void dev_snap(const char *dev, struct dev_snap *s)
-{
-	char path[256], line[4096];
-	unsigned int i;
-	FILE *f;
-
-	memset(s, 0, sizeof(*s));
-	for (i = 0; i < 6; i++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", dev, stat_names[i]);
-		read_file_u64(path, &s->st[i]);
-	}
-	f = fopen("/proc/interrupts", "r");
-	if (f) {
-		int ncpu = 0;
-
-		if (fgets(line, sizeof(line), f))
-			for (char *p = line; (p = strstr(p, "CPU")); p += 3)
-				ncpu++;
-		while (fgets(line, sizeof(line), f)) {
-			char *p = strchr(line, ':'), *end;
-			int c;
-
-			if (!p || !strstr(p, dev))
-				continue;
-			/* the device name must be a whole word (eth0 is not eth0.1 or veth0) */
-			end = strstr(p, dev);
-			if ((end[-1] != ' ' && end[-1] != '\t') ||
-			    (end[strlen(dev)] && !strchr(" \t\n-:@", end[strlen(dev)])))
-				continue;
-			s->irq_lines++;
-			p++;
-			for (c = 0; c < ncpu; c++)
-				s->irqs += strtoull(p, &p, 10);
-		}
-		fclose(f);
-	}
-	ethtool_stats(dev, s);
-}
-
-static void dev_snap_free(struct dev_snap *s)
-{
-	free(s->es_names);
-	free(s->es);
-	s->es_names = NULL;
-	s->es = NULL;
-}
-
 struct client_ctx {
 	const struct probe_cfg *cfg;
 	struct probe_result *res;
@@ -226,9 +121,7 @@ struct client_ctx {
 static void client_mark(void *arg, int phase)
 {
 	struct client_ctx *c = arg;
-	struct probe_devstats *d = &c->res->dev;
 	struct dev_snap b;
-	unsigned int i, j;
 
 	if (!c->dev)
 		return;
@@ -237,32 +130,7 @@ static void client_mark(void *arg, int phase)
 		return;
 	}
 	dev_snap(c->dev, &b);
-	d->valid = true;
-	snprintf(d->dev, sizeof(d->dev), "%s", c->dev);
-	d->rx_packets += b.st[0] - c->a.st[0];
-	d->tx_packets += b.st[1] - c->a.st[1];
-	d->rx_bytes += b.st[2] - c->a.st[2];
-	d->tx_bytes += b.st[3] - c->a.st[3];
-	d->rx_dropped += b.st[4] - c->a.st[4];
-	d->tx_dropped += b.st[5] - c->a.st[5];
-	d->irqs += b.irqs - c->a.irqs;
-	d->irq_lines = b.irq_lines;
-	for (i = 0; i < b.n_es && i < c->a.n_es; i++) {
-		uint64_t delta = b.es[i] - c->a.es[i];
-
-		if (!delta)
-			continue;
-		for (j = 0; j < d->n_ethtool; j++)
-			if (!strncmp(d->ethtool_name[j], b.es_names[i], 31))
-				break;
-		if (j == d->n_ethtool) {
-			if (j >= 64)
-				continue;
-			snprintf(d->ethtool_name[j], 32, "%.31s", b.es_names[i]);
-			d->n_ethtool++;
-		}
-		d->ethtool_delta[j] += delta;
-	}
+	dev_delta(&c->res->dev, c->dev, &c->a, &b);
 	dev_snap_free(&c->a);
 	dev_snap_free(&b);
 }
@@ -273,33 +141,6 @@ static void client_progress(void *arg, double el, double total, double v)
 
 	if (c->cfg->progress)
 		c->cfg->progress(c->cfg->progress_arg, c->iter, el, total, v);
-}
-
-/* Interface that holds the local address of a connected socket. */
-static void local_dev(int fd, char *buf, size_t len)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	struct ifaddrs *ifa, *i;
-
-	buf[0] = 0;
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) || getifaddrs(&ifa))
-		return;
-	for (i = ifa; i; i = i->ifa_next) {
-		if (!i->ifa_addr || i->ifa_addr->sa_family != ss.ss_family)
-			continue;
-		if (ss.ss_family == AF_INET &&
-		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr ==
-			    ((struct sockaddr_in *)&ss)->sin_addr.s_addr)
-			break;
-		if (ss.ss_family == AF_INET6 &&
-		    !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
-			    &((struct sockaddr_in6 *)&ss)->sin6_addr, 16))
-			break;
-	}
-	if (i)
-		snprintf(buf, len, "%s", i->ifa_name);
-	freeifaddrs(ifa);
 }
 
 /* Split "host:port", "[v6]:port", "v6" or "host". */
@@ -355,7 +196,7 @@ static int connect_timeout(const struct sockaddr *sa, socklen_t sl, const struct
 		e = errno;
 		goto fail;
 	}
-	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	p = (struct pollfd){.fd = fd, .events = POLLOUT};
 	r = poll(&p, 1, timeout_ms);
 	if (r == 0) {
 		e = ETIMEDOUT;
@@ -365,7 +206,7 @@ static int connect_timeout(const struct sockaddr *sa, socklen_t sl, const struct
 	if (e)
 		goto fail;
 	r = 0;
-	ioctl(fd, FIONBIO, &r);	/* data path and control use blocking I/O */
+	ioctl(fd, FIONBIO, &r); /* data path and control use blocking I/O */
 	return fd;
 fail:
 	close(fd);
@@ -400,7 +241,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	struct probe_result *res = cc->res;
 	char *err = res->err, e2[256];
 	size_t el = sizeof(res->err);
-	struct eng e = { .lfd = -1 };
+	struct eng e = {.lfd = -1};
 	struct sockaddr_storage dp = *peer;
 	uint32_t cookie;
 	unsigned int i;
@@ -428,11 +269,11 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 		return -ENOMEM;
 	}
 	cookie = (uint32_t)random() ^ (uint32_t)getpid();
-	m = json_pack("{s:i,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:s,s:i,s:I,s:I,s:I}", "v",
-		      proto_version(), "type", "setup", "test", probe_test_name(cfg->test), "flows",
-		      cfg->flows, "msg_size", cfg->msg_size, "sndbuf", cfg->sndbuf, "rcvbuf",
-		      cfg->rcvbuf, "nodelay", cfg->nodelay, "cc", cfg->cc, "cpu", cfg->cpu_remote,
-		      "duration_ms", (json_int_t)llround(cfg->duration_s * 1000), "warmup_ms",
+	m = json_pack("{s:i,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:s,s:i,s:I,s:I,s:I}", "v", proto_version(),
+		      "type", "setup", "test", probe_test_name(cfg->test), "flows", cfg->flows,
+		      "msg_size", cfg->msg_size, "sndbuf", cfg->sndbuf, "rcvbuf", cfg->rcvbuf,
+		      "nodelay", cfg->nodelay, "cc", cfg->cc, "cpu", cfg->cpu_remote, "duration_ms",
+		      (json_int_t)llround(cfg->duration_s * 1000), "warmup_ms",
 		      (json_int_t)llround(cfg->warmup_s * 1000), "cookie", (json_int_t)cookie);
 	r = proto_send(ctl, m);
 	if (r)
@@ -450,10 +291,10 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	e.peer_len = pl;
 	if (cfg->test != PROBE_CRR) {
 		for (i = 0; i < cfg->flows; i++) {
-			uint32_t c[2] = { htonl(cookie), htonl(i) };
+			uint32_t c[2] = {htonl(cookie), htonl(i)};
 
-			r = connect_timeout((struct sockaddr *)&dp, pl, &e.so, PROTO_HELLO_TIMEOUT_MS,
-					    e2, sizeof(e2));
+			r = connect_timeout((struct sockaddr *)&dp, pl, &e.so,
+					    PROTO_HELLO_TIMEOUT_MS, e2, sizeof(e2));
 			if (r < 0) {
 				if (!e2[0])
 					snprintf(e2, sizeof(e2), "data connection %u: %s", i,
@@ -512,6 +353,8 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	if (r < 0)
 		goto peer_fail;
 	eng_result_parse(m, &res->remote);
+	devstats_parse(json_object_get(m, "dev_stats"),
+		       json_string_value(json_object_get(m, "dev")), &res->remote_dev);
 	json_decref(m);
 	res->local = e.res;
 	if (cfg->test == PROBE_STREAM || cfg->test == PROBE_RR)
@@ -538,14 +381,14 @@ out:
 int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 {
 	struct probe_cfg cfgv = *cfg_in, *cfg = &cfgv;
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	struct eng_sockopts cso = { 0 };
-	struct client_ctx cc = { .cfg = cfg, .res = res };
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+	struct eng_sockopts cso = {0};
+	struct client_ctx cc = {.cfg = cfg, .res = res};
 	struct sockaddr_storage peer;
 	struct probe_hist *hist;
 	socklen_t pl;
 	char host[256], ps[8], e2[256] = "", dev[IFNAMSIZ];
-	double flow[PROBE_MAX_FLOWS], flow_sum[PROBE_MAX_FLOWS] = { 0 };
+	double flow[PROBE_MAX_FLOWS], flow_sum[PROBE_MAX_FLOWS] = {0};
 	unsigned int n, i;
 	json_t *m;
 	int ctl, r;

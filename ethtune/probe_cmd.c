@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -75,27 +76,48 @@ static void progress(void *arg, unsigned int iter, double el, double total, doub
 }
 
 static const char *const sysctls[] = {
-	"net/core/rmem_max", "net/core/wmem_max", "net/core/rmem_default",
-	"net/core/wmem_default", "net/core/default_qdisc", "net/core/busy_poll",
-	"net/core/busy_read", "net/core/netdev_max_backlog", "net/ipv4/tcp_rmem",
-	"net/ipv4/tcp_wmem", "net/ipv4/tcp_mem", "net/ipv4/tcp_congestion_control",
-	"net/ipv4/tcp_limit_output_bytes", "net/ipv4/tcp_autocorking",
-	"net/ipv4/tcp_notsent_lowat", "net/ipv4/tcp_moderate_rcvbuf",
-	"net/ipv4/tcp_shrink_window", "net/ipv4/tcp_tso_win_divisor",
-	"net/ipv4/tcp_min_tso_segs", "net/ipv4/tcp_pacing_ss_ratio",
-	"net/ipv4/tcp_pacing_ca_ratio", "net/ipv4/tcp_no_metrics_save", "net/ipv4/tcp_timestamps",
-	"net/ipv4/tcp_sack", "net/ipv4/tcp_ecn", "net/ipv4/tcp_adv_win_scale",
-	"net/ipv4/tcp_mtu_probing", NULL,
+	"net/core/rmem_max",
+	"net/core/wmem_max",
+	"net/core/rmem_default",
+	"net/core/wmem_default",
+	"net/core/default_qdisc",
+	"net/core/busy_poll",
+	"net/core/busy_read",
+	"net/core/netdev_max_backlog",
+	"net/ipv4/tcp_rmem",
+	"net/ipv4/tcp_wmem",
+	"net/ipv4/tcp_mem",
+	"net/ipv4/tcp_congestion_control",
+	"net/ipv4/tcp_limit_output_bytes",
+	"net/ipv4/tcp_autocorking",
+	"net/ipv4/tcp_notsent_lowat",
+	"net/ipv4/tcp_moderate_rcvbuf",
+	"net/ipv4/tcp_shrink_window",
+	"net/ipv4/tcp_tso_win_divisor",
+	"net/ipv4/tcp_min_tso_segs",
+	"net/ipv4/tcp_pacing_ss_ratio",
+	"net/ipv4/tcp_pacing_ca_ratio",
+	"net/ipv4/tcp_no_metrics_save",
+	"net/ipv4/tcp_timestamps",
+	"net/ipv4/tcp_sack",
+	"net/ipv4/tcp_ecn",
+	"net/ipv4/tcp_adv_win_scale",
+	"net/ipv4/tcp_mtu_probing",
+	NULL,
 };
 
 static void print_environment(const struct probe_cfg *cfg, const struct probe_result *res)
 {
-	char path[128], buf[256], key[64], *p;
+	char path[128], buf[256], key[64], ts[32], *p;
 	struct utsname u;
+	time_t now;
 	unsigned int i;
 
 	uname(&u);
+	now = time(NULL);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	open_json_object("environment");
+	print_string(PRINT_JSON, "date", NULL, ts);
 	print_string(PRINT_JSON, "ethtune-version", NULL, ETHTUNE_VERSION);
 	print_string(PRINT_JSON, "kernel", NULL, u.release);
 	print_string(PRINT_JSON, "kernel-build", NULL, u.version);
@@ -134,14 +156,14 @@ static void print_config(const struct probe_cfg *c)
 {
 	open_json_object("config");
 	{
-	print_string(PRINT_ANY, "test", "probe %s", probe_test_name(c->test));
-	char host[256];
-	uint16_t port;
+		print_string(PRINT_ANY, "test", "probe %s", probe_test_name(c->test));
+		char host[256];
+		uint16_t port;
 
-	if (probe_peer_split(c->peer, c->port, host, sizeof(host), &port))
-		snprintf(host, sizeof(host), "%s", c->peer);
-	print_string(PRINT_ANY, "peer", " to %s", host);
-	print_uint(PRINT_ANY, "port", " port %u\n", port);
+		if (probe_peer_split(c->peer, c->port, host, sizeof(host), &port))
+			snprintf(host, sizeof(host), "%s", c->peer);
+		print_string(PRINT_ANY, "peer", " to %s", host);
+		print_uint(PRINT_ANY, "port", " port %u\n", port);
 	}
 	print_uint(PRINT_ANY, "flows", "  flows %u", c->flows);
 	print_uint(PRINT_ANY, "msg-size", ", msg-size %u", c->msg_size);
@@ -170,6 +192,41 @@ static void print_config(const struct probe_cfg *c)
 	print_string(PRINT_ANY, "bind-dev", ", bind-dev %s\n", c->bind_dev ? c->bind_dev : "any");
 	close_json_object();
 	fflush(stdout);
+}
+
+static void print_devstats(const char *key, const char *label, const struct probe_devstats *d)
+{
+	unsigned int i;
+
+	if (d->valid) {
+		open_json_object(key);
+		print_text("%s ", label);
+		print_string(PRINT_ANY, "dev", "%s:", d->dev);
+		print_uint(PRINT_ANY, "rx-packets", " rx %llu pkts",
+			   (unsigned long long)d->rx_packets);
+		print_uint(PRINT_ANY, "rx-bytes", " %llu bytes", (unsigned long long)d->rx_bytes);
+		print_uint(PRINT_ANY, "tx-packets", ", tx %llu pkts",
+			   (unsigned long long)d->tx_packets);
+		print_uint(PRINT_ANY, "tx-bytes", " %llu bytes", (unsigned long long)d->tx_bytes);
+		print_uint(PRINT_ANY, "rx-dropped", ", dropped rx %llu",
+			   (unsigned long long)d->rx_dropped);
+		print_uint(PRINT_ANY, "tx-dropped", " tx %llu", (unsigned long long)d->tx_dropped);
+		print_uint(PRINT_ANY, "interrupts", ", interrupts %llu",
+			   (unsigned long long)d->irqs);
+		print_uint(PRINT_ANY, "irq-lines", " (%u irq lines)\n", d->irq_lines);
+		open_json_object("ethtool-stats");
+		if (d->n_ethtool)
+			print_text("  ethtool -S deltas:");
+		for (i = 0; i < d->n_ethtool; i++) {
+			print_text(" %s +%llu", d->ethtool_name[i],
+				   (unsigned long long)d->ethtool_delta[i]);
+			print_uint(PRINT_JSON, d->ethtool_name[i], NULL, d->ethtool_delta[i]);
+		}
+		if (d->n_ethtool)
+			print_nl();
+		close_json_object();
+		close_json_object();
+	}
 }
 
 static void print_results(const struct probe_cfg *c, const struct probe_result *r)
@@ -276,34 +333,8 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 	print_float(PRINT_ANY, "remote-process-pct", " (process %.1f%% of a CPU)\n",
 		    r->remote.proc_cpu);
 	close_json_object();
-	if (r->dev.valid) {
-		const struct probe_devstats *d = &r->dev;
-
-		open_json_object("device-counters");
-		print_string(PRINT_ANY, "dev", "device %s:", d->dev);
-		print_uint(PRINT_ANY, "rx-packets", " rx %llu pkts", (unsigned long long)d->rx_packets);
-		print_uint(PRINT_ANY, "rx-bytes", " %llu bytes", (unsigned long long)d->rx_bytes);
-		print_uint(PRINT_ANY, "tx-packets", ", tx %llu pkts", (unsigned long long)d->tx_packets);
-		print_uint(PRINT_ANY, "tx-bytes", " %llu bytes", (unsigned long long)d->tx_bytes);
-		print_uint(PRINT_ANY, "rx-dropped", ", dropped rx %llu",
-			   (unsigned long long)d->rx_dropped);
-		print_uint(PRINT_ANY, "tx-dropped", " tx %llu", (unsigned long long)d->tx_dropped);
-		print_uint(PRINT_ANY, "interrupts", ", interrupts %llu", (unsigned long long)d->irqs);
-		print_uint(PRINT_ANY, "irq-lines", " (%u irq lines)\n", d->irq_lines);
-		open_json_object("ethtool-stats");
-		if (d->n_ethtool)
-			print_text("  ethtool -S deltas:");
-		for (i = 0; i < d->n_ethtool; i++) {
-			if (!is_json_context())
-				printf(" %s +%llu", d->ethtool_name[i],
-				       (unsigned long long)d->ethtool_delta[i]);
-			print_uint(PRINT_JSON, d->ethtool_name[i], NULL, d->ethtool_delta[i]);
-		}
-		if (d->n_ethtool)
-			print_nl();
-		close_json_object();
-		close_json_object();
-	}
+	print_devstats("device-counters", "device", &r->dev);
+	print_devstats("remote-device-counters", "peer device", &r->remote_dev);
 	close_json_object();
 }
 
@@ -325,14 +356,14 @@ int cmd_probe(int argc, char **argv)
 #define NEED()                                                                                     \
 	do {                                                                                       \
 		if (!v) {                                                                          \
-			et_err("option '%s' needs a value", o);                                   \
+			et_err("option '%s' needs a value", o);                                    \
 			return EXIT_USAGE;                                                         \
 		}                                                                                  \
 		i++;                                                                               \
 	} while (0)
 #define BAD(what)                                                                                  \
 	do {                                                                                       \
-		et_err("%s '%s' is not valid for %s", what, v, o);                                \
+		et_err("%s '%s' is not valid for %s", what, v, o);                                 \
 		return EXIT_USAGE;                                                                 \
 	} while (0)
 		if (!strcmp(o, "--peer")) {

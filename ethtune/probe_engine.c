@@ -18,7 +18,7 @@
 
 #include "probe_int.h"
 
-#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define LOAD(x)	    __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 static uint64_t now_ns(void)
@@ -31,7 +31,7 @@ static uint64_t now_ns(void)
 
 int eng_sockopts(int fd, const struct eng_sockopts *so, char *err, size_t errlen)
 {
-	struct timeval tv = { .tv_sec = DATA_IO_TIMEOUT_S };
+	struct timeval tv = {.tv_sec = DATA_IO_TIMEOUT_S};
 	int one = 1, v;
 
 	if (so->sndbuf) {
@@ -50,14 +50,14 @@ int eng_sockopts(int fd, const struct eng_sockopts *so, char *err, size_t errlen
 		snprintf(err, errlen, "TCP_NODELAY: %s", strerror(errno));
 		return -errno;
 	}
-	if (so->cc[0] &&
-	    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, so->cc, strlen(so->cc)) < 0) {
+	if (so->cc[0] && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, so->cc, strlen(so->cc)) < 0) {
 		int e = errno;
 
 		snprintf(err, errlen, "congestion control '%s' not available: %s%s", so->cc,
 			 strerror(e),
-			 e == ENOENT || e == EPERM ?
-				 " (see net.ipv4.tcp_allowed_congestion_control)" : "");
+			 e == ENOENT || e == EPERM
+				 ? " (see net.ipv4.tcp_allowed_congestion_control)"
+				 : "");
 		return -e;
 	}
 	if (so->bind_dev && so->bind_dev[0] &&
@@ -81,8 +81,8 @@ static int fail(struct eng_flow *f, const char *what, int e)
 		e = ETIMEDOUT;
 	if (e == EPIPE)
 		e = ECONNRESET;
-	f->err = -e;
 	f->err_what = what;
+	__atomic_store_n(&f->err, -e, __ATOMIC_RELEASE);
 	return -e;
 }
 
@@ -134,7 +134,8 @@ static void *w_send(struct eng_flow *f, char *buf)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (!LOAD(e->stop))
+			/* after the window only a send that timed out is the peer's fault */
+			if (!LOAD(e->stop) || errno == EAGAIN)
 				fail(f, "send", errno);
 			break;
 		}
@@ -386,7 +387,7 @@ struct cpu_snap {
 
 static void cpu_snap(struct cpu_snap *s)
 {
-	unsigned long long v[10] = { 0 };
+	unsigned long long v[10] = {0};
 	struct rusage ru;
 	FILE *f = fopen("/proc/stat", "r");
 	int i;
@@ -431,23 +432,27 @@ static int first_worker_error(struct eng *e, char *err, size_t errlen)
 	unsigned int i;
 
 	for (i = 0; i < e->flows; i++)
-		if (LOAD(e->fl[i].err)) {
+		if (__atomic_load_n(&e->fl[i].err, __ATOMIC_ACQUIRE)) {
 			int r = e->fl[i].err;
 
-			snprintf(err, errlen, "flow %u: %s: %s", i, e->fl[i].err_what,
-				 r == -ETIMEDOUT ? "peer silent for " "20 s" : strerror(-r));
+			if (r == -ETIMEDOUT)
+				snprintf(err, errlen, "flow %u: %s: peer silent for %d s", i,
+					 e->fl[i].err_what, DATA_IO_TIMEOUT_S);
+			else
+				snprintf(err, errlen, "flow %u: %s: %s", i, e->fl[i].err_what,
+					 strerror(-r));
 			return r;
 		}
 	return 0;
 }
 
 /* Sleep until t (ns) while watching the control socket and the workers. */
-static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double total,
-		      char *err, size_t errlen)
+static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double total, char *err,
+		      size_t errlen)
 {
 	for (;;) {
 		uint64_t now = now_ns();
-		struct pollfd p = { .fd = ctl_fd, .events = POLLIN };
+		struct pollfd p = {.fd = ctl_fd, .events = POLLIN};
 		int ms, r;
 
 		r = first_worker_error(e, err, errlen);
@@ -475,8 +480,8 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 
 				last = n;
 				e->progress(e->progress_arg, el, total,
-					    tr ? counter_sum(e, true) / el :
-						 counter_sum(e, false) * 8 / el / 1e6);
+					    tr ? counter_sum(e, true) / el
+					       : counter_sum(e, false) * 8 / el / 1e6);
 			}
 		}
 	}
@@ -631,6 +636,10 @@ json_t *eng_result_msg(const struct eng *e)
 				  (json_int_t)s->ti.busy_us, "rwnd_limited_us",
 				  (json_int_t)s->ti.rwnd_limited_us, "sndbuf_limited_us",
 				  (json_int_t)s->ti.sndbuf_limited_us));
+	if (e->devstats && e->devstats->valid) {
+		json_object_set_new(m, "dev", json_string(e->devstats->dev));
+		json_object_set_new(m, "dev_stats", devstats_json(e->devstats));
+	}
 	return m;
 }
 
@@ -646,13 +655,9 @@ void eng_result_parse(json_t *m, struct probe_side *s)
 	s->sndbuf_end = json_integer_value(json_object_get(m, "sndbuf_end"));
 	s->rcvbuf_end = json_integer_value(json_object_get(m, "rcvbuf_end"));
 	a = json_object_get(m, "bytes");
-	json_array_foreach(a, i, v)
-		if (i < PROBE_MAX_FLOWS)
-			s->bytes[i] = json_integer_value(v);
+	json_array_foreach(a, i, v) if (i < PROBE_MAX_FLOWS) s->bytes[i] = json_integer_value(v);
 	a = json_object_get(m, "trans");
-	json_array_foreach(a, i, v)
-		if (i < PROBE_MAX_FLOWS)
-			s->trans[i] = json_integer_value(v);
+	json_array_foreach(a, i, v) if (i < PROBE_MAX_FLOWS) s->trans[i] = json_integer_value(v);
 	ti = json_object_get(m, "tcp_info");
 	if (ti) {
 #define TI(f, k) s->ti.f = json_integer_value(json_object_get(ti, k))

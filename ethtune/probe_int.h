@@ -7,9 +7,9 @@
 
 #include "probe.h"
 
-#define DATA_COOKIE_LEN 8	/* magic u32 + flow index u32, sent first on a data connection */
-#define DATA_IO_TIMEOUT_S 20	/* a data socket silent this long fails the run */
-#define RECV_BUF_MIN (128u << 10)
+#define DATA_COOKIE_LEN	  8  /* magic u32 + flow index u32, sent first on a data connection */
+#define DATA_IO_TIMEOUT_S 10 /* a data socket silent this long fails the run */
+#define RECV_BUF_MIN	  (128u << 10)
 
 struct eng_flow {
 	int fd;
@@ -17,12 +17,15 @@ struct eng_flow {
 	struct eng *e;
 	pthread_t th;
 	bool started;
-	uint64_t bytes, trans;	/* updated by the worker only, read relaxed by the main thread */
+	uint64_t bytes, trans; /* updated by the worker only, read relaxed by the main thread */
 	uint64_t bytes_a, trans_a, bytes_b, trans_b;
-	struct tcp_info_snap { uint32_t total_retrans; uint64_t busy, rwnd, sndbuf; } ti_a;
+	struct tcp_info_snap {
+		uint32_t total_retrans;
+		uint64_t busy, rwnd, sndbuf;
+	} ti_a;
 	struct probe_hist *hist; /* rr/crr client */
-	int err;		/* -errno from the worker */
-	const char *err_what;	/* the call that failed */
+	int err;		 /* -errno from the worker */
+	const char *err_what;	 /* the call that failed */
 } __attribute__((aligned(64)));
 
 /* Socket options of a data socket. */
@@ -35,17 +38,18 @@ struct eng_sockopts {
 
 struct eng {
 	enum probe_test test;
-	bool client;		/* the side that opened the connections */
+	bool client; /* the side that opened the connections */
 	unsigned int flows;
 	uint32_t msg_size;
 	int cpu;
 	double duration_s, warmup_s;
 	struct eng_sockopts so;
-	int lfd;		/* crr server: listening socket */
-	struct sockaddr_storage peer;	/* crr client: where to connect */
+	int lfd;		      /* crr server: listening socket */
+	struct sockaddr_storage peer; /* crr client: where to connect */
 	socklen_t peer_len;
-	int stop, measuring;	/* read relaxed by workers */
-	bool ctl_ends_window;	/* serve: a message from the client ends the window early */
+	int stop, measuring;  /* read relaxed by workers */
+	uint64_t seen_sum, seen_ns; /* last change of the flows' counters (stall detection) */
+	bool ctl_ends_window; /* serve: a message from the client ends the window early */
 	/* Called at the window start (0) and end (1), e.g. for device counters. */
 	void (*mark)(void *arg, int phase);
 	void *mark_arg;
@@ -53,7 +57,8 @@ struct eng {
 	void *progress_arg;
 	struct eng_flow *fl;
 	struct probe_side res;
-	struct probe_hist hist;	/* merged at the end (rr/crr client) */
+	const struct probe_devstats *devstats; /* serve: sent with the result when valid */
+	struct probe_hist hist;		       /* merged at the end (rr/crr client) */
 };
 
 /* True when this side sends the bulk data of a stream/maerts test. */
@@ -75,6 +80,22 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen);
 int eng_finish(struct eng *e, char *err, size_t errlen);
 /* Abort: stop everything now (shut the data sockets down). */
 void eng_abort(struct eng *e);
+
+/* Device telemetry (probe_dev.c). */
+struct dev_snap {
+	uint64_t st[6], irqs;
+	unsigned int irq_lines, n_es;
+	char (*es_names)[32];
+	uint64_t *es;
+};
+void dev_snap(const char *dev, struct dev_snap *s);
+void dev_snap_free(struct dev_snap *s);
+void dev_delta(struct probe_devstats *d, const char *dev, const struct dev_snap *a,
+	       const struct dev_snap *b);
+/* Name of the interface holding the local address of a connected socket ("" if none). */
+void local_dev(int fd, char *buf, size_t len);
+struct json_t *devstats_json(const struct probe_devstats *d);
+void devstats_parse(struct json_t *o, const char *dev, struct probe_devstats *d);
 
 /* The side's measurement as a "result" message body, and back. */
 struct json_t *eng_result_msg(const struct eng *e);

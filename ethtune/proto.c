@@ -18,58 +18,54 @@ struct field {
 	const char *key;
 	enum fkind kind;
 	bool required;
-	int64_t min, max;	/* F_INT range; F_STR/F_INTARR/F_INTOBJ: max length */
+	int64_t min, max;	    /* F_INT range; F_STR/F_INTARR/F_INTOBJ: max length */
 	const char *const *choices; /* F_STR: allowed values, NULL-terminated */
 };
 
-static const char *const test_names[] = { "stream", "maerts", "rr", "crr", NULL };
+static const char *const test_names[] = {"stream", "maerts", "rr", "crr", NULL};
 
-static const struct field f_hello[] = {
-	{ "version", F_STR, true, 0, 31 },
-	{ "kernel", F_STR, false, 0, 127 },
-	{ "hostname", F_STR, false, 0, 63 },
-	{ NULL } };
+static const struct field f_hello[] = {{"version", F_STR, true, 0, 31},
+				       {"kernel", F_STR, false, 0, 127},
+				       {"hostname", F_STR, false, 0, 63},
+				       {NULL}};
 static const struct field f_error[] = {
-	{ "msg", F_STR, true, 0, 255 },
-	{ "code", F_STR, false, 0, 31 },
-	{ NULL } };
+	{"msg", F_STR, true, 0, 255}, {"code", F_STR, false, 0, 31}, {NULL}};
 static const struct field f_setup[] = {
-	{ "test", F_STR, true, 0, 15, test_names },
-	{ "flows", F_INT, true, 1, PROBE_MAX_FLOWS },
-	{ "msg_size", F_INT, true, 1, PROBE_MAX_MSG },
-	{ "sndbuf", F_INT, true, 0, PROBE_MAX_BUF },
-	{ "rcvbuf", F_INT, true, 0, PROBE_MAX_BUF },
-	{ "nodelay", F_BOOL, true },
-	{ "cc", F_STR, true, 0, 15 },
-	{ "cpu", F_INT, true, -1, 4095 },
-	{ "duration_ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL },
-	{ "warmup_ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL },
-	{ "cookie", F_INT, true, 0, 0xffffffffLL },
-	{ NULL } };
-static const struct field f_setup_ok[] = {
-	{ "data_port", F_INT, true, 1, 65535 },
-	{ NULL } };
-static const struct field f_none[] = { { NULL } };
-static const struct field f_result[] = {
-	{ "elapsed_ns", F_INT, true, 0, INT64_MAX },
-	{ "cpu_util", F_REAL, true },
-	{ "proc_cpu", F_REAL, true },
-	{ "sndbuf_end", F_INT, true, 0, UINT32_MAX },
-	{ "rcvbuf_end", F_INT, true, 0, UINT32_MAX },
-	{ "bytes", F_INTARR, true, 0, PROBE_MAX_FLOWS },
-	{ "trans", F_INTARR, true, 0, PROBE_MAX_FLOWS },
-	{ "tcp_info", F_INTOBJ, false, 0, 16 },
-	{ NULL } };
+	{"test", F_STR, true, 0, 15, test_names},
+	{"flows", F_INT, true, 1, PROBE_MAX_FLOWS},
+	{"msg_size", F_INT, true, 1, PROBE_MAX_MSG},
+	{"sndbuf", F_INT, true, 0, PROBE_MAX_BUF},
+	{"rcvbuf", F_INT, true, 0, PROBE_MAX_BUF},
+	{"nodelay", F_BOOL, true},
+	{"cc", F_STR, true, 0, 15},
+	{"cpu", F_INT, true, -1, 4095},
+	{"duration_ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL},
+	{"warmup_ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL},
+	{"cookie", F_INT, true, 0, 0xffffffffLL},
+	{NULL}};
+static const struct field f_setup_ok[] = {{"data_port", F_INT, true, 1, 65535}, {NULL}};
+static const struct field f_none[] = {{NULL}};
+static const struct field f_result[] = {{"elapsed_ns", F_INT, true, 0, INT64_MAX},
+					{"cpu_util", F_REAL, true},
+					{"proc_cpu", F_REAL, true},
+					{"sndbuf_end", F_INT, true, 0, UINT32_MAX},
+					{"rcvbuf_end", F_INT, true, 0, UINT32_MAX},
+					{"bytes", F_INTARR, true, 0, PROBE_MAX_FLOWS},
+					{"trans", F_INTARR, true, 0, PROBE_MAX_FLOWS},
+					{"tcp_info", F_INTOBJ, false, 0, 16},
+					{"dev", F_STR, false, 0, 31},
+					{"dev_stats", F_INTOBJ, false, 0, 8 + PROBE_MAX_ETHTOOL},
+					{NULL}};
 
 static const struct {
 	const char *name;
 	const struct field *fields;
 } types[PM__COUNT] = {
-	[PM_HELLO] = { "hello", f_hello },	  [PM_ERROR] = { "error", f_error },
-	[PM_SETUP] = { "setup", f_setup },	  [PM_SETUP_OK] = { "setup_ok", f_setup_ok },
-	[PM_READY] = { "ready", f_none },	  [PM_START] = { "start", f_none },
-	[PM_STOP] = { "stop", f_none },		  [PM_RESULT] = { "result", f_result },
-	[PM_BYE] = { "bye", f_none },
+	[PM_HELLO] = {"hello", f_hello}, [PM_ERROR] = {"error", f_error},
+	[PM_SETUP] = {"setup", f_setup}, [PM_SETUP_OK] = {"setup_ok", f_setup_ok},
+	[PM_READY] = {"ready", f_none},	 [PM_START] = {"start", f_none},
+	[PM_STOP] = {"stop", f_none},	 [PM_RESULT] = {"result", f_result},
+	[PM_BYE] = {"bye", f_none},
 };
 
 const char *proto_type_name(enum proto_type t)
@@ -140,12 +136,11 @@ static int check_field(const struct field *f, json_t *v, char *err, size_t errle
 				 (long long)f->max);
 			return -EPROTO;
 		}
-		json_array_foreach(v, i, e)
-			if (!json_is_integer(e) || json_integer_value(e) < 0) {
-				snprintf(err, errlen, "field '%s' entry %zu is not a count",
-					 f->key, i);
-				return -EPROTO;
-			}
+		json_array_foreach(v, i, e) if (!json_is_integer(e) || json_integer_value(e) < 0)
+		{
+			snprintf(err, errlen, "field '%s' entry %zu is not a count", f->key, i);
+			return -EPROTO;
+		}
 		return 0;
 	case F_INTOBJ:
 		if (!json_is_object(v))
@@ -154,11 +149,12 @@ static int check_field(const struct field *f, json_t *v, char *err, size_t errle
 			snprintf(err, errlen, "field '%s' has too many keys", f->key);
 			return -EPROTO;
 		}
-		json_object_foreach(v, k, e)
-			if (strlen(k) > 31 || !json_is_integer(e) || json_integer_value(e) < 0) {
-				snprintf(err, errlen, "field '%s.%.31s' is not a count", f->key, k);
-				return -EPROTO;
-			}
+		json_object_foreach(v, k, e) if (strlen(k) > 31 || !json_is_integer(e) ||
+						 json_integer_value(e) < 0)
+		{
+			snprintf(err, errlen, "field '%s.%.31s' is not a count", f->key, k);
+			return -EPROTO;
+		}
 		return 0;
 	}
 type:
@@ -214,7 +210,8 @@ int proto_parse(const char *buf, size_t len, json_t **out, char *err, size_t err
 		return -EPROTONOSUPPORT;
 	}
 	fields = types[type].fields;
-	json_object_foreach(m, k, v) {
+	json_object_foreach(m, k, v)
+	{
 		if (!strcmp(k, "v") || !strcmp(k, "type"))
 			continue;
 		for (f = fields; f->key; f++)
@@ -256,7 +253,7 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
 	size_t got = 0;
 
 	while (got < len) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {.fd = fd, .events = POLLIN};
 		int64_t left = deadline - now_ms();
 		ssize_t n;
 		int r;
@@ -324,8 +321,7 @@ int proto_send(int fd, json_t *msg)
 	return ret;
 }
 
-int proto_recv(int fd, int timeout_ms, enum proto_type want, json_t **out, char *err,
-	       size_t errlen)
+int proto_recv(int fd, int timeout_ms, enum proto_type want, json_t **out, char *err, size_t errlen)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 	uint32_t hdr, len;

@@ -74,8 +74,8 @@ static int accept_flows(struct eng *e, int ctl, uint32_t cookie, char *err, size
 	unsigned int got = 0;
 
 	while (got < e->flows) {
-		struct pollfd p[2] = { { .fd = e->lfd, .events = POLLIN },
-				       { .fd = ctl, .events = POLLIN } };
+		struct pollfd p[2] = {{.fd = e->lfd, .events = POLLIN},
+				      {.fd = ctl, .events = POLLIN}};
 		int64_t left = deadline - mono_ms();
 		uint32_t c[2];
 		ssize_t n;
@@ -97,7 +97,7 @@ static int accept_flows(struct eng *e, int ctl, uint32_t cookie, char *err, size
 		n = poll(p, 1, 5000) > 0 ? recv(fd, c, sizeof(c), MSG_WAITALL) : -1;
 		if (n != sizeof(c) || ntohl(c[0]) != cookie || ntohl(c[1]) >= e->flows ||
 		    e->fl[ntohl(c[1])].fd >= 0) {
-			close(fd);	/* a stray or duplicate connection */
+			close(fd); /* a stray or duplicate connection */
 			continue;
 		}
 		e->fl[ntohl(c[1])].fd = fd;
@@ -106,13 +106,35 @@ static int accept_flows(struct eng *e, int ctl, uint32_t cookie, char *err, size
 	return 0;
 }
 
+struct serve_mark {
+	char dev[32];
+	struct dev_snap a;
+	struct probe_devstats d;
+};
+
+static void serve_mark(void *arg, int phase)
+{
+	struct serve_mark *m = arg;
+	struct dev_snap b;
+
+	if (phase == 0) {
+		dev_snap(m->dev, &m->a);
+		return;
+	}
+	dev_snap(m->dev, &b);
+	dev_delta(&m->d, m->dev, &m->a, &b);
+	dev_snap_free(&m->a);
+	dev_snap_free(&b);
+}
+
 /* One iteration: setup has been validated. 0 or -errno (error already sent to the client). */
 static int session_iter(int ctl, json_t *setup, const char *who)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	struct eng e = { .lfd = -1 };
+	struct eng e = {.lfd = -1};
 	struct eng_sockopts so2;
+	struct serve_mark mk = {0};
 	char err[256] = "";
 	json_t *m;
 	const char *test = json_string_value(json_object_get(setup, "test"));
@@ -136,6 +158,12 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 		snprintf(err, sizeof(err), "remote cpu %d does not exist on the peer", e.cpu);
 		r = -EINVAL;
 		goto out_err;
+	}
+	local_dev(ctl, mk.dev, sizeof(mk.dev));
+	if (mk.dev[0]) {
+		e.mark = serve_mark;
+		e.mark_arg = &mk;
+		e.devstats = &mk.d;
 	}
 	r = eng_init(&e);
 	if (r) {
@@ -167,9 +195,9 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 	getsockname(e.lfd, (struct sockaddr *)&ss, &sl);
 	m = proto_msg(PM_SETUP_OK);
 	json_object_set_new(m, "data_port",
-			    json_integer(ntohs(ss.ss_family == AF_INET ?
-						       ((struct sockaddr_in *)&ss)->sin_port :
-						       ((struct sockaddr_in6 *)&ss)->sin6_port)));
+			    json_integer(ntohs(ss.ss_family == AF_INET
+						       ? ((struct sockaddr_in *)&ss)->sin_port
+						       : ((struct sockaddr_in6 *)&ss)->sin6_port)));
 	r = proto_send(ctl, m);
 	if (r)
 		goto out;
@@ -225,6 +253,7 @@ out_log:
 out:
 	if (e.lfd >= 0)
 		close(e.lfd);
+	dev_snap_free(&mk.a);
 	eng_free(&e);
 	return r;
 }
@@ -244,7 +273,8 @@ static int session(int ctl, const struct sockaddr_storage *peer)
 			char m2[300];
 
 			snprintf(m2, sizeof(m2),
-				 "version mismatch: %.200s; run the same ethtune release on both ends",
+				 "version mismatch: %.200s; run the same ethtune release on both "
+				 "ends",
 				 err);
 			send_error(ctl, "version", m2);
 		} else if (r != -ECONNRESET && r != -EREMOTEIO) {
@@ -289,7 +319,7 @@ static int session(int ctl, const struct sockaddr_storage *peer)
 
 static int serve_listen(const char *bind_addr, uint16_t port, char *shown, size_t len)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
 	struct addrinfo *ai = NULL, *a;
 	char ps[8];
 	int fd = -1, one = 1, zero = 0, r;
@@ -336,7 +366,7 @@ int cmd_serve(int argc, char **argv)
 	pid_t child = 0;
 	int child_rc = 0, lfd, i;
 	char shown[80];
-	struct sigaction sa = { .sa_handler = on_term };
+	struct sigaction sa = {.sa_handler = on_term};
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--bind") && i + 1 < argc) {
@@ -370,7 +400,7 @@ int cmd_serve(int argc, char **argv)
 	print_text("ethtune serve: listening on %s\n", shown);
 	fflush(stdout);
 	while (!serve_quit) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		struct pollfd p = {.fd = lfd, .events = POLLIN};
 		struct sockaddr_storage peer;
 		socklen_t pl = sizeof(peer);
 		int st, cfd;

@@ -30,6 +30,7 @@
 #define TXLAT_MAX_BQL 64
 #define TXLAT_MAX_IRQS 256
 #define SAMPLE_MS 100
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 enum txlat_hook { HOOK_XMIT, HOOK_CONSUME, HOOK_KFREE, HOOK_WFREE, NHOOKS };
 
@@ -586,9 +587,10 @@ static void print_quantiles(const struct txlat_hist *h, uint64_t max_ns, uint64_
 		return;
 	}
 	print_us("mean_us", " mean %.1f us", sum_ns / n);
-	print_us("p50_us", " p50 %.1f us", txlat_hist_quantile(h, 0.50));
-	print_us("p90_us", " p90 %.1f us", txlat_hist_quantile(h, 0.90));
-	print_us("p99_us", " p99 %.1f us", txlat_hist_quantile(h, 0.99));
+	/* A bucket's middle may lie above the largest sample in it. */
+	print_us("p50_us", " p50 %.1f us", MIN(txlat_hist_quantile(h, 0.50), max_ns));
+	print_us("p90_us", " p90 %.1f us", MIN(txlat_hist_quantile(h, 0.90), max_ns));
+	print_us("p99_us", " p99 %.1f us", MIN(txlat_hist_quantile(h, 0.99), max_ns));
 	print_us("max_us", " max %.1f us", max_ns);
 }
 

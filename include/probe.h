@@ -1,4 +1,5 @@
-/* Probe engine: TCP stream/maerts/rr/crr traffic against an "ethtune serve" peer, in-process API. */
+/* Probe engine: TCP stream/maerts/rr/crr traffic against an "ethtune serve" peer, in-process API.
+ */
 #ifndef ETHTUNE_PROBE_H
 #define ETHTUNE_PROBE_H
 
@@ -6,40 +7,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROBE_PROTO_VERSION 1
-#define PROBE_DEFAULT_PORT 12866
-#define PROBE_MAX_FLOWS 256
-#define PROBE_MAX_ITER 30
-#define PROBE_MAX_MSG (16u << 20)	/* 16 MiB per send/request */
-#define PROBE_MAX_DURATION_S 86400
-#define PROBE_MAX_BUF (1u << 30)
-#define PROTO_MAX_MSG 65536		/* control message body limit, bytes */
-#define PROTO_HELLO_TIMEOUT_MS 5000	/* connect and hello */
-#define PROTO_IDLE_TIMEOUT_MS 15000	/* server: silence between control messages */
+#define PROBE_PROTO_VERSION    1
+#define PROBE_DEFAULT_PORT     12866
+#define PROBE_MAX_FLOWS	       256
+#define PROBE_MAX_ITER	       30
+#define PROBE_MAX_ETHTOOL      64 /* ethtool -S counters kept per result (those that changed) */
+#define PROBE_MAX_MSG	       (16u << 20) /* 16 MiB per send/request */
+#define PROBE_MAX_DURATION_S   86400
+#define PROBE_MAX_BUF	       (1u << 30)
+#define PROTO_MAX_MSG	       65536 /* control message body limit, bytes */
+#define PROTO_HELLO_TIMEOUT_MS 5000  /* connect and hello */
+#define PROTO_IDLE_TIMEOUT_MS  15000 /* server: silence between control messages */
 
 enum probe_test { PROBE_STREAM, PROBE_MAERTS, PROBE_RR, PROBE_CRR };
 
 /* Why the confidence loop ended. */
 enum probe_stop {
-	PROBE_STOP_FIXED,	/* no confidence requested: ran the minimum count */
-	PROBE_STOP_CONFIDENT,	/* interval narrower than the requested width */
-	PROBE_STOP_MAX_ITER,	/* maximum count reached first */
+	PROBE_STOP_FIXED,     /* no confidence requested: ran the minimum count */
+	PROBE_STOP_CONFIDENT, /* interval narrower than the requested width */
+	PROBE_STOP_MAX_ITER,  /* maximum count reached first */
 };
 
 struct probe_cfg {
-	const char *peer;	/* host or address */
-	uint16_t port;		/* control port of the peer */
+	const char *peer; /* host or address */
+	uint16_t port;	  /* control port of the peer */
 	enum probe_test test;
 	double duration_s, warmup_s;
 	unsigned int flows;
-	uint32_t msg_size;	/* bytes per send (stream) or per request/response (rr) */
-	uint32_t sndbuf, rcvbuf;/* 0: autotuned; applied on both ends */
+	uint32_t msg_size;	 /* bytes per send (stream) or per request/response (rr) */
+	uint32_t sndbuf, rcvbuf; /* 0: autotuned; applied on both ends */
 	bool nodelay;
-	char cc[16];		/* "" : system default */
-	int cpu_local, cpu_remote;	/* -1: not pinned */
+	char cc[16];		   /* "" : system default */
+	int cpu_local, cpu_remote; /* -1: not pinned */
 	unsigned int iter_min, iter_max;
-	double conf_level, conf_width;	/* e.g. 99 and 5 (%); level 0: no confidence loop */
-	const char *bind_dev;	/* SO_BINDTODEVICE; NULL none */
+	double conf_level, conf_width; /* e.g. 99 and 5 (%); level 0: no confidence loop */
+	const char *bind_dev;	       /* SO_BINDTODEVICE; NULL none */
 	/* Called about once a second during a run (may be NULL). */
 	void (*progress)(void *arg, unsigned int iter, double elapsed_s, double total_s,
 			 double value);
@@ -48,10 +50,10 @@ struct probe_cfg {
 
 struct probe_tcpinfo {
 	bool valid;
-	uint32_t retrans;	/* segments retransmitted in the window (all flows) */
+	uint32_t retrans;	    /* segments retransmitted in the window (all flows) */
 	uint32_t rtt_us, rttvar_us; /* mean over flows at the end */
 	uint32_t snd_cwnd, snd_mss;
-	uint64_t delivery_rate;	/* bytes/s, summed over flows */
+	uint64_t delivery_rate;				      /* bytes/s, summed over flows */
 	uint64_t busy_us, rwnd_limited_us, sndbuf_limited_us; /* in the window, summed */
 };
 
@@ -60,20 +62,20 @@ struct probe_devstats {
 	bool valid;
 	double elapsed_s;
 	uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped;
-	uint64_t irqs;		/* /proc/interrupts lines naming the device */
+	uint64_t irqs; /* /proc/interrupts lines naming the device */
 	unsigned int irq_lines;
-	unsigned int n_ethtool;	/* ethtool -S counters that changed */
-	char ethtool_name[64][32];
-	uint64_t ethtool_delta[64];
+	unsigned int n_ethtool; /* ethtool -S counters that changed */
+	char ethtool_name[PROBE_MAX_ETHTOOL][32];
+	uint64_t ethtool_delta[PROBE_MAX_ETHTOOL];
 };
 
-struct probe_side {		/* what one end measured in one iteration */
+struct probe_side { /* what one end measured in one iteration */
 	double elapsed_s;
-	double cpu_util;	/* system-wide busy %, all CPUs */
-	double proc_cpu;	/* this process, % of one CPU */
+	double cpu_util;		 /* system-wide busy %, all CPUs */
+	double proc_cpu;		 /* this process, % of one CPU */
 	uint32_t sndbuf_end, rcvbuf_end; /* SO_SNDBUF/SO_RCVBUF of flow 0 at the end */
-	uint64_t bytes[PROBE_MAX_FLOWS];	/* received (stream/maerts receiver) in the window */
-	uint64_t trans[PROBE_MAX_FLOWS];	/* transactions (rr/crr client) in the window */
+	uint64_t bytes[PROBE_MAX_FLOWS]; /* received (stream/maerts receiver) in the window */
+	uint64_t trans[PROBE_MAX_FLOWS]; /* transactions (rr/crr client) in the window */
 	struct probe_tcpinfo ti;
 };
 
@@ -89,23 +91,26 @@ struct probe_result {
 	uint64_t lat_samples;
 	/* Confidence loop. */
 	enum probe_stop stop;
-	double ci_half;		/* half-width at conf_level, same unit as value */
-	double ci_width_pct;	/* full width as % of the mean (netperf -I semantics) */
+	double ci_half;	     /* half-width at conf_level, same unit as value */
+	double ci_width_pct; /* full width as % of the mean (netperf -I semantics) */
 	/* Last iteration's ends: cpu, buffers, sender tcp_info. */
 	struct probe_side local, remote;
 	struct probe_tcpinfo sender_ti;
-	struct probe_devstats dev; /* summed over iterations */
+	struct probe_devstats dev;	  /* summed over iterations */
+	struct probe_devstats remote_dev; /* the peer's device, summed over iterations */
 	char peer_version[32];
-	char err[256];		/* one line when probe_run fails */
+	char err[256]; /* one line when probe_run fails */
 };
 
 /* Defaults: stream, 10 s, warmup 2 s (clamped to duration), 1 flow, 128 KiB, 1 iteration. */
 void probe_cfg_init(struct probe_cfg *cfg);
 /* Check ranges; one line in err. 0 or -EINVAL. */
 int probe_cfg_check(const struct probe_cfg *cfg, char *err, size_t errlen);
-/* Run the whole measurement including the confidence loop. Prints nothing.
- * 0, or -errno with res->err set. Must be called before other threads exist in the
- * process when cfg->netns switching is done by the caller. */
+/* Run the whole measurement against an "ethtune serve" peer, including the confidence loop
+ * (iter_max > 1 without a level implies 99,5; a level with iter_max 1 implies 3..10).
+ * Prints nothing; 0, or -errno with res->err set to one line naming the peer.
+ * Enter a namespace (netns_switch) before calling, while the process is single-threaded.
+ * Ignores SIGPIPE for the process. May be called repeatedly (sweeps). */
 int probe_run(const struct probe_cfg *cfg, struct probe_result *res);
 
 /* "host:port", "[v6]:port", "v6" or "host" into host and port (default defport). */
@@ -116,8 +121,18 @@ const char *probe_stop_name(enum probe_stop s);
 
 /* --- Control protocol (proto.c): 4-byte big-endian length, then a JSON object. --- */
 struct json_t;
-enum proto_type { PM_HELLO, PM_ERROR, PM_SETUP, PM_SETUP_OK, PM_READY, PM_START, PM_STOP,
-		  PM_RESULT, PM_BYE, PM__COUNT };
+enum proto_type {
+	PM_HELLO,
+	PM_ERROR,
+	PM_SETUP,
+	PM_SETUP_OK,
+	PM_READY,
+	PM_START,
+	PM_STOP,
+	PM_RESULT,
+	PM_BYE,
+	PM__COUNT
+};
 const char *proto_type_name(enum proto_type t);
 /* Protocol version we speak (PROBE_PROTO_VERSION unless ETHTUNE_TEST_PROTO_VERSION is set). */
 int proto_version(void);
@@ -128,8 +143,8 @@ int proto_parse(const char *buf, size_t len, struct json_t **out, char *err, siz
 /* Send one message (steals msg). 0 or -errno. */
 int proto_send(int fd, struct json_t *msg);
 /* Receive one message within timeout_ms; type must be want (PM__COUNT: any) or PM_ERROR
- * (reported in err). The type (>= 0) with *out, or -errno: -ETIMEDOUT, -ECONNRESET (peer closed), -EPROTO, -EMSGSIZE, -EREMOTEIO
- * (peer sent an error). err gets one line. */
+ * (reported in err). The type (>= 0) with *out, or -errno: -ETIMEDOUT, -ECONNRESET (peer closed),
+ * -EPROTO, -EMSGSIZE, -EREMOTEIO (peer sent an error). err gets one line. */
 int proto_recv(int fd, int timeout_ms, enum proto_type want, struct json_t **out, char *err,
 	       size_t errlen);
 struct json_t *proto_msg(enum proto_type t);
@@ -142,7 +157,7 @@ double probe_ci_half(const double *v, unsigned int n, double level, double *mean
 
 /* Log-linear latency histogram in nanoseconds, ~3% resolution. */
 #define HIST_SUB_BITS 5
-#define HIST_BUCKETS 2048
+#define HIST_BUCKETS  2048
 struct probe_hist {
 	uint64_t n, sum, min, max;
 	uint64_t b[HIST_BUCKETS];

@@ -29,8 +29,8 @@ jcheck "stream: summed throughput > 0" "r['throughput-mbps'] > 0 and len(r['flow
 jcheck "stream: sender tcp_info, buffers, cpu, device counters" \
 	"'retransmits' in r['sender-tcp-info'] and r['socket-buffers-end']['remote-rcvbuf'] > 0 and 'local-util-pct' in r['cpu'] and r['device-counters']['tx-bytes'] > 0" \
 	--duration 1 --warmup 0.2
-jcheck "maerts: receive direction measured, sender tcp_info from the peer" \
-	"r['throughput-mbps'] > 0 and 'rtt-us' in r['sender-tcp-info'] and r['device-counters']['rx-bytes'] > 0" \
+jcheck "maerts: receive direction measured, sender tcp_info and device counters from the peer" \
+	"r['throughput-mbps'] > 0 and 'rtt-us' in r['sender-tcp-info'] and r['device-counters']['rx-bytes'] > 0 and r['remote-device-counters']['dev'] == '$PE_VB' and r['remote-device-counters']['tx-bytes'] > 0" \
 	--test maerts --duration 1 --warmup 0.2
 jcheck "rr 1 byte, pinned L,R: tps and latency p50/p90/p99/p99.9" \
 	"r['transactions-per-s'] > 0 and all(k in r['latency-us'] for k in ('p50','p90','p99','p99.9')) and r['latency-us']['p50'] <= r['latency-us']['p99.9']" \

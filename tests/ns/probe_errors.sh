@@ -118,6 +118,30 @@ else
 fi
 ktap_check "the restarted serve answers the next probe" P --peer $PE_IP_B --duration 0.5 --warmup 0.1
 
+# A second client during a test is told the peer is busy; the first one is unaffected.
+P --peer $PE_IP_B --duration 3 --warmup 0.2 >/dev/null 2>"$TMP/err1" &
+first=$!
+sleep 1
+expect_err "second client while a test runs: busy" 1 "busy" P --peer $PE_IP_B --duration 1
+if wait $first; then ktap_ok "the running test completes"; else ktap_fail "the running test completes"; sed 's/^/# /' "$TMP/err1"; fi
+
+# Peer silent mid-test (its session stopped): bounded by the data socket timeout.
+P --peer $PE_IP_B --duration 60 --warmup 0.2 >/dev/null 2>"$TMP/err" &
+probe=$!
+sleep 1.5
+sess=$(pgrep -P $PE_SERVE_PID | head -1)
+[ -n "$sess" ] && kill -STOP $sess
+start=$(date +%s)
+wait $probe; rc=$?
+el=$(( $(date +%s) - start ))
+[ -n "$sess" ] && { kill -CONT $sess; kill $sess; } 2>/dev/null
+if [ -n "$sess" ] && [ $rc -eq 1 ] && [ $el -le 20 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^ethtune: peer $PE_IP_B: .*silent" "$TMP/err"; then
+	ktap_ok "peer silent mid-test: error after $el s"; sed 's/^/#   /' "$TMP/err"
+else
+	ktap_fail "peer silent mid-test (rc $rc, $el s, session '$sess')"; sed 's/^/# /' "$TMP/err"
+fi
+ktap_check "serve answers after the stopped session" bash -c "sleep 1; '$E' --netns $PE_A probe --peer $PE_IP_B --duration 0.3 --warmup 0"
+
 # A client that goes silent after hello must not keep serve from the next one for long.
 raw silent-client $PE_IP_B 12866 >/dev/null 2>&1 &
 sc=$!

@@ -75,8 +75,9 @@ for b in raw tracepoint; do
 done
 
 ping -c 20 -i 0.05 -q 127.0.0.1 >/dev/null 2>&1 &
+pingpid=$!
 "$ETHTUNE" --json txlat lo --duration 1 >"$OUT/lo.json" 2>"$OUT/lo.err"
-wait
+wait $pingpid
 if jcheck "$OUT/lo.json" 'd["free_is"] == "receiver"'; then
 	ktap_ok "loopback free labelled receiver-side"
 else

@@ -52,8 +52,7 @@ static void test_valid(void **state)
 
 static void test_version(void **state)
 {
-	assert_int_equal(parse("{\"v\":2,\"type\":\"hello\",\"version\":\"9\"}"),
-			 -EPROTONOSUPPORT);
+	assert_int_equal(parse("{\"v\":2,\"type\":\"hello\",\"version\":\"9\"}"), -EPROTONOSUPPORT);
 	assert_non_null(strstr(err, "version 2"));
 	/* An error from a peer of another version still gets through. */
 	assert_int_equal(parse("{\"v\":7,\"type\":\"error\",\"msg\":\"x\"}"), PM_ERROR);
@@ -107,7 +106,8 @@ static void test_ranges(void **state)
 	snprintf(buf + off, sizeof(buf) - off, "\"}");
 	assert_int_equal(parse(buf), -EPROTO);
 	/* arrays have limits */
-	off = snprintf(buf, sizeof(buf), "{\"v\":1,\"type\":\"result\",\"elapsed_ns\":1,"
+	off = snprintf(buf, sizeof(buf),
+		       "{\"v\":1,\"type\":\"result\",\"elapsed_ns\":1,"
 		       "\"cpu_util\":1,\"proc_cpu\":3,\"sndbuf_end\":1,\"rcvbuf_end\":2,"
 		       "\"trans\":[],\"bytes\":[");
 	for (i = 0; i < PROBE_MAX_FLOWS + 1; i++)
@@ -177,7 +177,7 @@ static void test_framing(void **state)
 
 static void test_t_quantile(void **state)
 {
-	double mean, v[] = { 10, 12, 11, 13, 9 };
+	double mean, v[] = {10, 12, 11, 13, 9};
 
 	assert_true(fabs(probe_t_quantile(0.975, 10) - 2.228139) < 1e-4);
 	assert_true(fabs(probe_t_quantile(0.995, 2) - 9.924843) < 1e-4);

@@ -1,0 +1,97 @@
+#!/bin/bash
+# Lab ground truth for `ethtune diagnose`: txsim with known completion behaviour, e1000e, virtio.
+set -u
+ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$ROOT/tests/lib/ktap.sh"
+ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
+. "$ROOT/tests/lab/lib/host.sh"
+lab_host_run "$0" "${LAB_DIAG_TIMEOUT:-780}" "diagnose: verdicts against txsim, e1000e and virtio_net"
+
+# ---- guest ----
+. "$ROOT/tests/lab/lib/guest.sh"
+T=$(mktemp -d)
+ktap_header "diagnose in the guest ($(uname -r))"
+DELAY=${DIAG_DELAY_US:-1000}	# one-way wire delay: RTT above the largest completion delay
+jq_py() { python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
+
+# pair A B: split, serve on B, run diagnose on A with ARGS; JSON in $T/NAME.json
+diag() {
+	local name=$1 a=$2 b=$3; shift 3
+	local t0=$(date +%s)
+	ip netns exec $LAB_NS_B "$ET" serve --bind 198.18.0.2 >/dev/null 2>&1 &
+	sleep 0.5
+	ip netns exec $LAB_NS_A "$ET" --json diagnose "$a" --peer 198.18.0.2 --peer-dev "$b" \
+		--peer-netns $LAB_NS_B --points 6 --duration 1 --warmup 0.3 "$@" \
+		>"$T/$name.json" 2>"$T/$name.err"
+	local rc=$?
+	ip netns pids $LAB_NS_B | xargs -r kill 2>/dev/null
+	ktap_diag "$name: verdict $(jq_py "$T/$name.json" "j.get('verdict')" 2>/dev/null), D $(jq_py "$T/$name.json" "round(j['tsq-sweep']['fit']['D-us'])" 2>/dev/null) us, $(($(date +%s) - t0)) s"
+	jq_py "$T/$name.json" "'\n'.join(j.get('evidence', []) + j.get('remedy', []))" 2>/dev/null | sed 's/^/#   /'
+	[ $rc -eq 0 ] || sed 's/^/#   /' "$T/$name.err"
+	return $rc
+}
+verdict_is() { [ "$(jq_py "$T/$1.json" "j['verdict']" 2>/dev/null)" = "$2" ]; }
+d_within() {	# d_within NAME EXPECTED_US FRACTION
+	python3 -c "
+import json,sys; d=json.load(open('$T/$1.json'))['tsq-sweep']['fit']['D-us']
+sys.exit(0 if abs(d - $2) <= $3 * $2 else 1)" 2>/dev/null
+}
+
+if ip link show txsim0 >/dev/null 2>&1; then
+	for d in txsim0 txsim1; do echo "$DELAY" >/sys/class/net/$d/txsim/delay_us; ethtool -s $d speed 1000; done
+	lab_split txsim0 txsim1 || { ktap_fail "txsim pair in two namespaces"; ktap_finish; exit 1; }
+	A="ip netns exec $LAB_NS_A"
+	$A tc qdisc replace dev txsim0 root pfifo_fast	# unpaced: on 6.1 TSQ ignores paced flows
+	ip netns exec $LAB_NS_B tc qdisc replace dev txsim1 root pfifo_fast
+	for us in 0 500 2000; do
+		$A ethtool -C txsim0 tx-usecs $us tx-frames 0
+		if diag "txsim-$us" txsim0 txsim1; then
+			want=$([ $us = 0 ] && echo prompt-completion || echo delayed-completion)
+			verdict_is "txsim-$us" $want && ktap_ok "txsim tx-usecs $us: $want" ||
+				ktap_fail "txsim tx-usecs $us: $want"
+			if [ $us != 0 ]; then
+				d_within "txsim-$us" $us 0.2 && ktap_ok "txsim tx-usecs $us: D within 20% of $us us" ||
+					ktap_fail "txsim tx-usecs $us: D within 20% of $us us"
+			fi
+		else
+			ktap_fail "txsim tx-usecs $us: diagnose ran"
+		fi
+	done
+	$A ethtool -C txsim0 tx-usecs 500 tx-frames 0
+	$A ethtool --set-priv-flags txsim0 orphan-at-xmit on
+	diag txsim-orphan txsim0 txsim1 && verdict_is txsim-orphan orphans-at-xmit &&
+		ktap_ok "txsim orphan-at-xmit: orphans-at-xmit" || ktap_fail "txsim orphan-at-xmit: orphans-at-xmit"
+	$A ethtool --set-priv-flags txsim0 orphan-at-xmit off
+	$A ethtool --set-priv-flags txsim0 complete-on-next-xmit on
+	$A ip link set txsim0 mtu 32000; ip netns exec $LAB_NS_B ip link set txsim1 mtu 32000
+	if diag txsim-nextxmit txsim0 txsim1 --mtu-sweep; then
+		v=$(jq_py "$T/txsim-nextxmit.json" "j['verdict']")
+		case $v in completion-stalls|large-mtu-collapse) ktap_ok "txsim complete-on-next-xmit at mtu 32000: $v" ;;
+		*) ktap_fail "txsim complete-on-next-xmit at mtu 32000: stall or large-MTU verdict (got $v)" ;; esac
+		python3 -c "
+import json,sys; d=json.load(open('$T/txsim-nextxmit.json'))['probe']
+sys.exit(0 if d['two-flows-mbps'] > 2 * d['one-flow-mbps'] else 1)" &&
+			ktap_ok "complete-on-next-xmit: two flows recover" || ktap_fail "complete-on-next-xmit: two flows recover"
+	else
+		ktap_fail "txsim complete-on-next-xmit: diagnose ran"
+	fi
+	$A ethtool --set-priv-flags txsim0 complete-on-next-xmit off
+	lab_unsplit
+else
+	ktap_skip "txsim verdicts" "txsim.ko not loaded"
+fi
+
+for pair in "ee0 ee1 e1000e" "vn0 vn1 virtio_net"; do
+	set -- $pair
+	if ! ip link show $1 >/dev/null 2>&1; then ktap_skip "$3 verdict" "no $1"; continue; fi
+	lab_split $1 $2 || { ktap_fail "$3 pair in two namespaces"; continue; }
+	if diag "$3" $1 $2 && jq_py "$T/$3.json" "j['verdict'] and len(j['evidence']) > 0" | grep -q True; then
+		ktap_ok "$3 gets a verdict with evidence ($(jq_py "$T/$3.json" "j['verdict']"))"
+	else
+		ktap_fail "$3 gets a verdict with evidence"
+	fi
+	lab_unsplit
+done
+bad=$(lab_dmesg_bad)
+[ -z "$bad" ] && ktap_ok "no WARNING/BUG in dmesg" || { ktap_fail "no WARNING/BUG in dmesg"; printf '%s\n' "$bad" | head -20 | sed 's/^/# /'; }
+ktap_finish

@@ -1,0 +1,33 @@
+# Host side of a lab test: boot the guest, run the same test file there, relay its KTAP lines.
+# Usage (in a test file, before its guest part):
+#   . "$ROOT/tests/lab/lib/host.sh"; lab_host_run "$0" TIMEOUT "description"  (exits on the host)
+lab_host_run() {
+	local file=$1 timeout=$2 desc=$3 out rc l d name
+	[ -n "${LAB_GUEST:-}" ] && return 0
+	name=$(basename "$file" .sh)
+	ktap_header "$desc"
+	if [ ! -x "$ROOT/tests/lab/vm.sh" ] || ! command -v qemu-system-x86_64 >/dev/null; then
+		ktap_skip "$name lab" "no lab (tests/lab/vm.sh or qemu missing)"; ktap_finish; exit 0
+	fi
+	if ! "$ROOT/tests/lab/vm.sh" setup >"$ROOT/${O:-build}/lab-$name-setup.log" 2>&1; then
+		ktap_skip "$name lab" "lab setup failed; see ${O:-build}/lab-$name-setup.log"
+		ktap_finish; exit 0
+	fi
+	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit 1; }
+	out=$("$ROOT/tests/lab/vm.sh" run --timeout "$timeout" -- \
+		env ETHTUNE="$ET" bash "$file" 2>&1)
+	rc=$?
+	while IFS= read -r l; do
+		case $l in
+		"ok "*" # SKIP "*) d=${l#ok * }; ktap_skip "${d%% # SKIP *}" "${d#* # SKIP }" ;;
+		"ok "*) d=${l#ok }; ktap_ok "${d#* }" ;;
+		"not ok "*) d=${l#not ok }; ktap_fail "${d#* }" ;;
+		"KTAP version"*|"1.."*) ;;
+		"# "*) ktap_diag "${l#\# }" ;;
+		*) ktap_diag "$l" ;;
+		esac
+	done <<<"$out"
+	[ $rc -eq 0 ] || [ "$KTAP_FAILED" -gt 0 ] || ktap_fail "guest run finished (status $rc)"
+	ktap_finish
+	exit
+}

@@ -1,0 +1,140 @@
+#!/bin/bash
+# Lab test of `ethtune txlat` in the qemu guest (Debian 6.1, CO-RE): txsim completion latency vs
+# tx-usecs, agreement with txsim's own xmit-to-free counters, and orphan detection (txsim
+# orphan-at-xmit, virtio_net napi_tx off/on). On the host it boots the lab and runs itself there.
+set -u
+ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$ROOT/tests/lib/ktap.sh"
+ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
+
+if [ -z "${LAB_GUEST:-}" ]; then	# host: run this very file inside the guest
+	ktap_header "txlat: TX completion latency and orphaning in the driver lab"
+	if [ ! -x "$ROOT/tests/lab/vm.sh" ] || ! command -v qemu-system-x86_64 >/dev/null; then
+		ktap_skip "txlat lab" "no lab (tests/lab/vm.sh or qemu missing)"; ktap_finish; exit
+	fi
+	if ! "$ROOT/tests/lab/vm.sh" setup >"$ROOT/${O:-build}/lab-txlat-setup.log" 2>&1; then
+		ktap_skip "txlat lab" "lab setup failed; see ${O:-build}/lab-txlat-setup.log"
+		ktap_finish; exit
+	fi
+	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit; }
+	out=$("$ROOT/tests/lab/vm.sh" run --timeout "${LAB_TXLAT_TIMEOUT:-600}" -- \
+		env ETHTUNE="$ET" bash "$ROOT/tests/lab/txlat.sh" 2>&1)
+	rc=$?
+	# the guest's KTAP lines become ours (renumbered), everything else is diagnostics
+	while IFS= read -r l; do
+		case $l in
+		"ok "*" # SKIP "*) d=${l#ok * }; ktap_skip "${d%% # SKIP *}" "${d#* # SKIP }" ;;
+		"ok "*) d=${l#ok }; ktap_ok "${d#* }" ;;
+		"not ok "*) d=${l#not ok }; ktap_fail "${d#* }" ;;
+		"KTAP version"*|"1.."*) ;;
+		"# "*) ktap_diag "${l#\# }" ;;
+		*) ktap_diag "$l" ;;
+		esac
+	done <<<"$out"
+	[ $rc -eq 0 ] || [ "$KTAP_FAILED" -gt 0 ] || ktap_fail "guest run finished (status $rc)"
+	ktap_finish
+	exit
+fi
+
+# ---- guest ----
+. "$ROOT/tests/lab/lib/guest.sh"
+SECS=${TXLAT_LAB_SECS:-4}
+SPEED=${TXLAT_LAB_SPEED:-10000}	# Mb/s: fast enough that wire queueing stays small
+TOL=${TXLAT_LAB_TOL:-0.15}
+OUT=$(mktemp -d)
+py() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+A="ip netns exec $LAB_NS_A"
+
+# txlat_run NAME DEV SUBNET: traces DEV in lab-a while iperf3 runs one flow to lab-b.
+txlat_run() {
+	ip netns exec $LAB_NS_B iperf3 -s -1 -D -B "198.18.$3.2" >/dev/null 2>&1
+	sleep 0.5
+	"$ET" --netns $LAB_NS_A --json txlat "$2" \
+		--load-cmd "timeout $((SECS + 20)) iperf3 -c 198.18.$3.2 -t $SECS" \
+		>"$OUT/$1.json" 2>"$OUT/$1.err"
+}
+
+ktap_header "txlat in the guest: $(uname -r)"
+if [ -r /sys/kernel/btf/vmlinux ]; then ktap_ok "guest kernel has BTF"; else ktap_fail "guest kernel has BTF"; fi
+
+if ! ip link show txsim0 >/dev/null 2>&1; then
+	ktap_skip "txsim tests" "txsim.ko not loaded"
+elif ! lab_split txsim0 txsim1 0; then
+	ktap_fail "txsim pair in two namespaces"
+else
+	$A ethtool -s txsim0 speed "$SPEED"
+	for us in 250 1000 4000; do
+		$A ethtool -C txsim0 tx-usecs $us tx-frames 8192
+		s0=$($A ethtool -S txsim0 | awk '/ tx_skbs:/ {s=$2} / tx_compl_lat_sum_ns:/ {l=$2} END {print s, l}')
+		txlat_run us$us txsim0 0
+		s1=$($A ethtool -S txsim0 | awk '/ tx_skbs:/ {s=$2} / tx_compl_lat_sum_ns:/ {l=$2} END {print s, l}')
+		if ! py "$OUT/us$us.json" 'j["queues"][0]["freed"]' >/dev/null 2>&1; then
+			ktap_fail "txsim tx-usecs $us: report"; sed 's/^/# /' "$OUT/us$us.err"; continue
+		fi
+		# modelled serialization of the mean skb at SPEED: TSO headers repeated per 1448-byte
+		# segment plus FCS, preamble and gap
+		read -r p50 mean n ser < <(py "$OUT/us$us.json" '"%.1f %.1f %d %.1f" % (j["queues"][0]["p50_us"], j["queues"][0]["mean_us"], j["queues"][0]["freed"], j["queues"][0]["bytes"] / j["queues"][0]["xmit"] * (1 + 90 / 1448) * 8 / '"$SPEED"')')
+		want=$(python3 -c "print('%.1f' % ($us + $ser))")
+		ktap_diag "tx-usecs $us: $n skbs, median $p50 us, mean $mean us; expected tx-usecs + serialization = $want us"
+		if python3 -c "import sys; sys.exit(0 if abs($p50 - $want) <= $TOL * $want else 1)"; then
+			ktap_ok "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization"
+		else
+			ktap_fail "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization"
+		fi
+		# txsim times xmit -> free itself: txlat's mean must agree with it (10%)
+		drv=$(python3 -c "a=[int(x) for x in '$s0'.split()]; b=[int(x) for x in '$s1'.split()]; print('%.1f' % ((b[1]-a[1]) / max(1, b[0]-a[0]) / 1000))")
+		ktap_diag "tx-usecs $us: txsim's own mean xmit -> clean $drv us"
+		if python3 -c "import sys; sys.exit(0 if abs($mean - $drv) <= 0.10 * $drv else 1)"; then
+			ktap_ok "txsim tx-usecs $us: mean agrees with txsim's counters"
+		else
+			ktap_fail "txsim tx-usecs $us: mean agrees with txsim's counters"
+		fi
+		if [ "$(py "$OUT/us$us.json" 'j["tcp"]["verdict"]')" = owned ]; then
+			ktap_ok "txsim tx-usecs $us: skbs owned until the completion"
+		else
+			ktap_fail "txsim tx-usecs $us: skbs owned until the completion"
+		fi
+	done
+	$A ethtool -C txsim0 tx-usecs 16 tx-frames 32
+	$A ethtool --set-priv-flags txsim0 orphan-at-xmit on
+	txlat_run orphan txsim0 0
+	$A ethtool --set-priv-flags txsim0 orphan-at-xmit off
+	v=$(py "$OUT/orphan.json" 'j["tcp"]["verdict"]' 2>/dev/null)
+	ktap_diag "txsim orphan-at-xmit: $(py "$OUT/orphan.json" 'j["tcp"]' 2>/dev/null)"
+	if [ "$v" = orphaning ]; then ktap_ok "txsim orphan-at-xmit reported as orphaning"
+	else ktap_fail "txsim orphan-at-xmit reported as orphaning (got '$v')"; sed 's/^/# /' "$OUT/orphan.err"; fi
+	if [ "$(py "$OUT/orphan.json" 'j["free_is"]' 2>/dev/null)" = driver ]; then
+		ktap_ok "txsim free labelled as a driver completion"
+	else
+		ktap_fail "txsim free labelled as a driver completion"
+	fi
+	$A ethtool -s txsim0 speed 1000
+	lab_unsplit
+fi
+
+# virtio_net: ethtool -C tx-frames 0 turns napi_tx off (skb_orphan in start_xmit); 1 turns it on.
+if ! ip link show vn0 >/dev/null 2>&1; then
+	ktap_skip "virtio_net tests" "no vn0/vn1 in the guest"
+elif ! lab_split vn0 vn1 1; then
+	ktap_fail "virtio_net pair in two namespaces"
+else
+	orig=$($A ethtool -c vn0 | awk '/^tx-frames:/ {print $2}')
+	for f in 0 1; do
+		ip -n $LAB_NS_A link set vn0 down
+		$A ethtool -C vn0 tx-frames $f || ktap_diag "ethtool -C vn0 tx-frames $f failed"
+		ip -n $LAB_NS_A link set vn0 up
+		for i in $(seq 50); do $A ping -c1 -W1 198.18.1.2 >/dev/null 2>&1 && break; sleep 0.2; done
+		txlat_run vn$f vn0 1
+		v=$(py "$OUT/vn$f.json" 'j["tcp"]["verdict"]' 2>/dev/null)
+		ktap_diag "virtio_net tx-frames $f: $(py "$OUT/vn$f.json" 'j["tcp"]' 2>/dev/null); irqs $(py "$OUT/vn$f.json" 'j["interrupts"]' 2>/dev/null)"
+		want=$([ $f -eq 0 ] && echo orphaning || echo owned)
+		if [ "$v" = "$want" ]; then ktap_ok "virtio_net tx-frames $f reported as $want"
+		else ktap_fail "virtio_net tx-frames $f reported as $want (got '$v')"; sed 's/^/# /' "$OUT/vn$f.err"; fi
+	done
+	ip -n $LAB_NS_A link set vn0 down
+	$A ethtool -C vn0 tx-frames "${orig:-1}" 2>/dev/null
+	ip -n $LAB_NS_A link set vn0 up
+	lab_unsplit
+fi
+rm -rf "$OUT"
+ktap_finish
