@@ -7,7 +7,6 @@
 
 enum { BS_ACTIVE, BS_CHANGEABLE, BS_WANTED };
 
-
 static int find_or_add(struct et_bitset *fs, const char *name)
 {
 	unsigned int i;

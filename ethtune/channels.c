@@ -4,14 +4,26 @@
 #include "devobj.h"
 
 static const struct et_param channels_params[] = {
-	{ .key = "rx", .attr = ETHTOOL_A_CHANNELS_RX_COUNT, .type = ET_U32,
-	  .max_attr = ETHTOOL_A_CHANNELS_RX_MAX, .max_key = "rx-max" },
-	{ .key = "tx", .attr = ETHTOOL_A_CHANNELS_TX_COUNT, .type = ET_U32,
-	  .max_attr = ETHTOOL_A_CHANNELS_TX_MAX, .max_key = "tx-max" },
-	{ .key = "other", .attr = ETHTOOL_A_CHANNELS_OTHER_COUNT, .type = ET_U32,
-	  .max_attr = ETHTOOL_A_CHANNELS_OTHER_MAX, .max_key = "other-max" },
-	{ .key = "combined", .attr = ETHTOOL_A_CHANNELS_COMBINED_COUNT, .type = ET_U32,
-	  .max_attr = ETHTOOL_A_CHANNELS_COMBINED_MAX, .max_key = "combined-max" },
+	{ .key = "rx",
+	  .attr = ETHTOOL_A_CHANNELS_RX_COUNT,
+	  .type = ET_U32,
+	  .max_attr = ETHTOOL_A_CHANNELS_RX_MAX,
+	  .max_key = "rx-max" },
+	{ .key = "tx",
+	  .attr = ETHTOOL_A_CHANNELS_TX_COUNT,
+	  .type = ET_U32,
+	  .max_attr = ETHTOOL_A_CHANNELS_TX_MAX,
+	  .max_key = "tx-max" },
+	{ .key = "other",
+	  .attr = ETHTOOL_A_CHANNELS_OTHER_COUNT,
+	  .type = ET_U32,
+	  .max_attr = ETHTOOL_A_CHANNELS_OTHER_MAX,
+	  .max_key = "other-max" },
+	{ .key = "combined",
+	  .attr = ETHTOOL_A_CHANNELS_COMBINED_COUNT,
+	  .type = ET_U32,
+	  .max_attr = ETHTOOL_A_CHANNELS_COMBINED_MAX,
+	  .max_key = "combined-max" },
 };
 
 static int channels_reply_cb(const struct nlmsghdr *nlh, void *vals)

@@ -6,7 +6,10 @@
 #include "ethtool_attrs.h"
 #include "json_print.h"
 
-#define C(k, a, t) { .key = k, .attr = a, .type = t }
+#define C(k, a, t)                                                                                 \
+	{                                                                                          \
+		.key = k, .attr = a, .type = t                                                     \
+	}
 
 static const struct et_param coalesce_params[] = {
 	C("adaptive-rx", ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, ET_BOOL),
@@ -112,8 +115,8 @@ static void coalesce_show_extra(const struct et_vals *v)
 
 	for (w = 0; w < 2; w++) {
 		if (!vals_has(v, attrs[w])) {
-			print_na(names[w], w == 0 ? "rx-profile             %s\n" :
-								     "tx-profile             %s\n");
+			print_na(names[w], w == 0 ? "rx-profile             %s\n"
+						  : "tx-profile             %s\n");
 			continue;
 		}
 		print_text("%-22s ", names[w]);

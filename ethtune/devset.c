@@ -133,7 +133,8 @@ static int set_features(const char *dev, int argc, char **argv, bool journal, ch
 		bool on, any = false, known = false;
 
 		if (parse_on_off(argv[a + 1], &on)) {
-			snprintf(err, errlen, "invalid value '%s' for feature %s (expected on or off)",
+			snprintf(err, errlen,
+				 "invalid value '%s' for feature %s (expected on or off)",
 				 argv[a + 1], argv[a]);
 			ret = -EINVAL;
 			goto out;
@@ -151,14 +152,14 @@ static int set_features(const char *dev, int argc, char **argv, bool journal, ch
 			}
 		}
 		if (!known) {
-			snprintf(err, errlen, "unknown feature '%s' (see ethtune -v show %s)", argv[a],
-				 dev);
+			snprintf(err, errlen, "unknown feature '%s' (see ethtune -v show %s)",
+				 argv[a], dev);
 			ret = -EINVAL;
 			goto out;
 		}
 		if (!any) {
-			snprintf(err, errlen, "feature %s is fixed on %s and cannot be changed", argv[a],
-				 dev);
+			snprintf(err, errlen, "feature %s is fixed on %s and cannot be changed",
+				 argv[a], dev);
 			ret = -EOPNOTSUPP;
 			goto out;
 		}
@@ -177,7 +178,8 @@ static int set_features(const char *dev, int argc, char **argv, bool journal, ch
 	}
 	ret = features_set(&ns, dev, names, vals, n);
 	if (ret) {
-		snprintf(err, errlen, "kernel rejected features on %s: %s", dev, nl_strerror(&ns, ret));
+		snprintf(err, errlen, "kernel rejected features on %s: %s", dev,
+			 nl_strerror(&ns, ret));
 		goto out;
 	}
 	if (!features_get(&ns, dev, &after)) {
@@ -185,7 +187,9 @@ static int set_features(const char *dev, int argc, char **argv, bool journal, ch
 			for (k = 0; k < after.n; k++)
 				if (!strcmp(after.bit[k].name, names[i]) &&
 				    after.bit[k].active != vals[i])
-					report(warn, "feature %s is %s (asked %s): it depends on other features",
+					report(warn,
+					       "feature %s is %s (asked %s): it depends on other "
+					       "features",
 					       names[i], after.bit[k].active ? "on" : "off",
 					       vals[i] ? "on" : "off");
 	}
@@ -240,7 +244,8 @@ static int set_privflag(const char *dev, int argc, char **argv, bool journal, ch
 			goto out;
 		}
 		if (parse_on_off(argv[a + 1], &on)) {
-			snprintf(err, errlen, "invalid value '%s' for priv-flag %s (expected on or off)",
+			snprintf(err, errlen,
+				 "invalid value '%s' for priv-flag %s (expected on or off)",
 				 argv[a + 1], argv[a]);
 			ret = -EINVAL;
 			goto out;
@@ -254,16 +259,18 @@ static int set_privflag(const char *dev, int argc, char **argv, bool journal, ch
 			if (!strcmp(pf.bit[i].name, argv[a]))
 				break;
 		if (journal) {
-			ret = journal_one(dev, "priv-flag", argv[a], pf.bit[i].active ? "on" : "off");
+			ret = journal_one(dev, "priv-flag", argv[a],
+					  pf.bit[i].active ? "on" : "off");
 			if (ret) {
-				snprintf(err, errlen, "cannot write the journal: %s", strerror(-ret));
+				snprintf(err, errlen, "cannot write the journal: %s",
+					 strerror(-ret));
 				goto out;
 			}
 		}
 		ret = privflags_set(&ns, dev, argv[a], on);
 		if (ret) {
-			snprintf(err, errlen, "kernel rejected priv-flag %s on %s: %s", argv[a], dev,
-				 nl_strerror(&ns, ret));
+			snprintf(err, errlen, "kernel rejected priv-flag %s on %s: %s", argv[a],
+				 dev, nl_strerror(&ns, ret));
 			goto out;
 		}
 	}
@@ -280,8 +287,8 @@ out:
 }
 
 /* Link parameters (mtu, gso-*, txqueuelen) in one RTM_NEWLINK; rolled back if it fails. */
-static int set_link(const char *dev, int argc, char **argv, bool journal, char *err,
-		    size_t errlen, void (*warn)(const char *))
+static int set_link(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,
+		    void (*warn)(const char *))
 {
 	struct et_change ch[MAX_CHANGES];
 	struct et_link l, after;
@@ -313,7 +320,8 @@ static int set_link(const char *dev, int argc, char **argv, bool journal, char *
 			goto out;
 		}
 		if (!vals_has(&l.v, p->attr)) {
-			snprintf(err, errlen, "%s is not supported by this kernel or device", p->key);
+			snprintf(err, errlen, "%s is not supported by this kernel or device",
+				 p->key);
 			ret = -EOPNOTSUPP;
 			goto out;
 		}
@@ -332,7 +340,8 @@ static int set_link(const char *dev, int argc, char **argv, bool journal, char *
 		if (p->attr == IFLA_MTU && vals_has(&l.v, IFLA_MAX_MTU) && l.v.v[IFLA_MAX_MTU] &&
 		    (v > l.v.v[IFLA_MAX_MTU] || v < l.v.v[IFLA_MIN_MTU])) {
 			snprintf(err, errlen, "mtu %llu is outside %s's range %llu-%llu",
-				 (unsigned long long)v, dev, (unsigned long long)l.v.v[IFLA_MIN_MTU],
+				 (unsigned long long)v, dev,
+				 (unsigned long long)l.v.v[IFLA_MIN_MTU],
 				 (unsigned long long)l.v.v[IFLA_MAX_MTU]);
 			goto out;
 		}
@@ -423,10 +432,11 @@ static int apply(const char *dev, int argc, char **argv, bool journal, char *err
 		return set_link(dev, argc - 1, argv + 1, journal, err, errlen, warn);
 	if (link_param(argv[0]))
 		return set_link(dev, argc, argv, journal, err, errlen, warn);
-	snprintf(err, errlen,
-		 "unknown setting '%s' (expected coalesce, ring, channels, feature, priv-flag, mtu, "
-		 "gso-max-size, gso-max-segs, gso-ipv4-max-size or txqueuelen)",
-		 argv[0]);
+	snprintf(
+		err, errlen,
+		"unknown setting '%s' (expected coalesce, ring, channels, feature, priv-flag, mtu, "
+		"gso-max-size, gso-max-segs, gso-ipv4-max-size or txqueuelen)",
+		argv[0]);
 	return -EINVAL;
 }
 

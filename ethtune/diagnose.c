@@ -30,8 +30,9 @@ static const char *const verdict_names[] = {
 /* Devices whose "completion" is the receiver consuming the skb, not hardware. */
 static bool software_kind(const char *kind, const char *driver)
 {
-	static const char *const sw[] = { "veth", "tun", "tap", "loopback", "bridge", "macvlan",
-					  "ipvlan", "vxlan", "dummy", "geneve", "netkit", NULL };
+	static const char *const sw[] = { "veth",   "tun",     "tap",	 "loopback",
+					  "bridge", "macvlan", "ipvlan", "vxlan",
+					  "dummy",  "geneve",  "netkit", NULL };
 	unsigned int i;
 
 	for (i = 0; sw[i]; i++)
@@ -149,8 +150,9 @@ static void decide(const char *dev, struct diag *d)
 		d->v = V_ORPHAN;
 		ev(d, "%.0f%% of %llu TCP skbs were not owned by their socket when freed (txlat)",
 		   100 * d->tl.orphan_frac, (unsigned long long)d->tl.tcp_skbs);
-		ev(d, "TSQ and BQL cannot see this device's queue: single flows are not throttled by "
-		      "completions, and bufferbloat moves into the driver");
+		ev(d,
+		   "TSQ and BQL cannot see this device's queue: single flows are not throttled by "
+		   "completions, and bufferbloat moves into the driver");
 		remedy_from_db(d, "orphan");
 		if (!d->nrem)
 			rem(d, "make the driver keep skbs owned until completion (napi_tx / a TX "
@@ -159,8 +161,10 @@ static void decide(const char *dev, struct diag *d)
 	}
 	if (d->did_mtu && d->mtus.collapse) {
 		d->v = V_LARGE_MTU;
-		ev(d, "one flow collapses from mtu %u while two flows recover (HiperSockets "
-		      "pattern)", d->mtus.collapse_mtu);
+		ev(d,
+		   "one flow collapses from mtu %u while two flows recover (HiperSockets "
+		   "pattern)",
+		   d->mtus.collapse_mtu);
 		rem(d, "use an MTU below %u, or make completions independent of the next transmit",
 		    d->mtus.collapse_mtu);
 		remedy_from_db(d, "next");
@@ -168,8 +172,10 @@ static void decide(const char *dev, struct diag *d)
 	}
 	if (d->two_flows > 2 * d->one_flow && d->one_flow < 0.5 * fmax(R, d->two_flows)) {
 		d->v = V_STALL;
-		ev(d, "one flow %.1f Mbit/s, two flows %.1f Mbit/s: a second flow's transmits free "
-		      "the first flow's skbs", d->one_flow, d->two_flows);
+		ev(d,
+		   "one flow %.1f Mbit/s, two flows %.1f Mbit/s: a second flow's transmits free "
+		   "the first flow's skbs",
+		   d->one_flow, d->two_flows);
 		if (d->tl.ok)
 			ev(d, "xmit-to-free p50 %.0f us, p99 %.0f us (txlat)", d->tl.p50_us,
 			   d->tl.p99_us);
@@ -180,11 +186,13 @@ static void decide(const char *dev, struct diag *d)
 	}
 	if (sw) {
 		d->v = V_SOFTWARE;
-		ev(d, "%s is a software device (%s): its \"completion\" is the receiver consuming the "
-		      "skb", dev, d->kind[0] ? d->kind : d->driver);
+		ev(d,
+		   "%s is a software device (%s): its \"completion\" is the receiver consuming the "
+		   "skb",
+		   dev, d->kind[0] ? d->kind : d->driver);
 		if (s->fit_ok)
-			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s", R,
-			   D_us, s->cap_default_mbps);
+			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s",
+			   R, D_us, s->cap_default_mbps);
 		return;
 	}
 	if (s->fit_ok && (D_us > 50 || s->cap_current_mbps < 0.95 * R)) {
@@ -195,8 +203,9 @@ static void decide(const char *dev, struct diag *d)
 		d->v = V_DELAYED;
 		ev(d, "effective completion delay D %.0f us [%.0f, %.0f]; knee at %.0f KiB", D_us,
 		   s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, s->fit.knee / 1024);
-		ev(d, "single-flow cap %.0f Mbit/s at the current tcp_limit_output_bytes %llu, %.0f "
-		      "Mbit/s at 4 MiB, plateau %.0f Mbit/s",
+		ev(d,
+		   "single-flow cap %.0f Mbit/s at the current tcp_limit_output_bytes %llu, %.0f "
+		   "Mbit/s at 4 MiB, plateau %.0f Mbit/s",
 		   s->cap_current_mbps, (unsigned long long)s->tsq_before, s->cap_default_mbps, R);
 		if (d->tl.ok)
 			ev(d, "txlat: xmit-to-free p50 %.0f us, p99 %.0f us", d->tl.p50_us,
@@ -208,8 +217,10 @@ static void decide(const char *dev, struct diag *d)
 		in.gso_size = d->gso >= in.mtu && d->gso <= 65536 ? d->gso : 65536;
 		us = model_max_tx_usecs(&in, 0.95);
 		if (knob && us >= 0)
-			rem(d, "ethtune set %s coalesce %s %.0f (largest delay that keeps 95%% of %.0f "
-			       "Mbit/s at the current TSQ limit, by the model)",
+			rem(d,
+			    "ethtune set %s coalesce %s %.0f (largest delay that keeps 95%% of "
+			    "%.0f "
+			    "Mbit/s at the current TSQ limit, by the model)",
 			    dev, knob, floor(us), R);
 		rem(d, "or raise net.ipv4.tcp_limit_output_bytes to at least %.0f",
 		    ceil(s->fit.knee));
@@ -217,8 +228,8 @@ static void decide(const char *dev, struct diag *d)
 	}
 	d->v = V_PROMPT;
 	if (s->fit_ok)
-		ev(d, "D %.1f us; one flow reaches %.0f%% of the plateau at the current limit", D_us,
-		   R > 0 ? 100 * s->cap_current_mbps / R : 0);
+		ev(d, "D %.1f us; one flow reaches %.0f%% of the plateau at the current limit",
+		   D_us, R > 0 ? 100 * s->cap_current_mbps / R : 0);
 	if (d->tl.ok)
 		ev(d, "txlat: xmit-to-free p50 %.0f us", d->tl.p50_us);
 }

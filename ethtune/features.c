@@ -22,12 +22,14 @@ struct feature_alias {
 
 static const struct feature_alias aliases[] = {
 	{ "sg", "scatter-gather", { "tx-scatter-gather", NULL } },
-	{ "tso", "tcp-segmentation-offload",
+	{ "tso",
+	  "tcp-segmentation-offload",
 	  { "tx-tcp-segmentation", "tx-tcp-ecn-segmentation", "tx-tcp-mangleid-segmentation",
 	    "tx-tcp6-segmentation", "tx-tcp-accecn-segmentation", NULL } },
 	{ "gso", "generic-segmentation-offload", { "tx-generic-segmentation", NULL } },
 	{ "gro", "generic-receive-offload", { "rx-gro", NULL } },
-	{ "tx", "tx-checksumming",
+	{ "tx",
+	  "tx-checksumming",
 	  { "tx-checksum-ipv4", "tx-checksum-ip-generic", "tx-checksum-ipv6",
 	    "tx-checksum-fcoe-crc", "tx-checksum-sctp", NULL } },
 	{ "rx", "rx-checksumming", { "rx-checksum", NULL } },
@@ -64,8 +66,8 @@ static int features_attr_cb(const struct nlattr *a, void *data)
 
 static int features_reply_cb(const struct nlmsghdr *nlh, void *data)
 {
-	return mnl_attr_parse(nlh, GENL_HDRLEN, features_attr_cb, data) < 0 ? MNL_CB_ERROR :
-									    MNL_CB_OK;
+	return mnl_attr_parse(nlh, GENL_HDRLEN, features_attr_cb, data) < 0 ? MNL_CB_ERROR
+									    : MNL_CB_OK;
 }
 
 int features_get(struct nl_sock *ns, const char *dev, struct et_bitset *fs)
@@ -124,7 +126,8 @@ void features_show(const struct et_bitset *fs)
 			on |= fs->bit[k].active;
 			fixed &= !fs->bit[k].changeable;
 		}
-		snprintf(fmt, sizeof(fmt), "%-22s %%s%s\n", a->name, any && fixed ? " [fixed]" : "");
+		snprintf(fmt, sizeof(fmt), "%-22s %%s%s\n", a->name,
+			 any && fixed ? " [fixed]" : "");
 		if (!any)
 			print_na(a->name, fmt);
 		else

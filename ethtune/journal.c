@@ -279,7 +279,8 @@ static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int 
 			continue;
 		for (j = 0; j < n; j++)
 			if (done[j] && !strcmp(v[j].e.netns, v[i].e.netns) &&
-			    !strcmp(v[j].e.dev, v[i].e.dev) && !strcmp(v[j].e.object, v[i].e.object) &&
+			    !strcmp(v[j].e.dev, v[i].e.dev) &&
+			    !strcmp(v[j].e.object, v[i].e.object) &&
 			    (strcmp(v[i].e.object, "sysctl") || !strcmp(v[j].e.key, v[i].e.key)))
 				group_done = true;
 		if (group_done)
@@ -308,8 +309,9 @@ static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int 
 				_exit(ret == -ENODEV ? 3 : ret ? 1 : 0);
 			}
 			waitpid(pid, &st, 0);
-			ret = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 :
-			      WIFEXITED(st) && WEXITSTATUS(st) == 3 ? -ENODEV : -EIO;
+			ret = WIFEXITED(st) && WEXITSTATUS(st) == 0   ? 0
+			      : WIFEXITED(st) && WEXITSTATUS(st) == 3 ? -ENODEV
+								      : -EIO;
 			err[0] = '\0';
 		}
 		if (ret == -ENODEV) {
@@ -328,7 +330,8 @@ static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int 
 		}
 		for (j = 0; j < n; j++)
 			if (sel[j] && !strcmp(v[j].e.netns, v[i].e.netns) &&
-			    !strcmp(v[j].e.dev, v[i].e.dev) && !strcmp(v[j].e.object, v[i].e.object) &&
+			    !strcmp(v[j].e.dev, v[i].e.dev) &&
+			    !strcmp(v[j].e.object, v[i].e.object) &&
 			    (strcmp(v[i].e.object, "sysctl") || !strcmp(v[j].e.key, v[i].e.key)))
 				done[j] = true;
 	}
@@ -369,8 +372,8 @@ static int write_remaining(int fd, struct loaded *v, int n, const bool *done)
 	return 0;
 }
 
-static int rollback_from = -1;	/* mode 3: entries from this index on */
-static const char *ns_filter;	/* mode 0: only entries of this namespace (NULL: all) */
+static int rollback_from = -1; /* mode 3: entries from this index on */
+static const char *ns_filter;  /* mode 0: only entries of this namespace (NULL: all) */
 
 /* mode: 0 = dev filter (NULL: all), 1 = orphaned temp entries, 2 = this process's temps,
  * 3 = entries recorded since a transaction mark. */
@@ -504,7 +507,8 @@ int journal_temp_end(void)
 	temp_mode = false;
 	ret = restore_common(NULL, 2, &restored, &kept);
 	if (kept)
-		et_warn("%d temporary change(s) could not be restored; see 'ethtune restore --list'",
+		et_warn("%d temporary change(s) could not be restored; see 'ethtune restore "
+			"--list'",
 			kept);
 	return ret;
 }

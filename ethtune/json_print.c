@@ -30,7 +30,8 @@ void delete_json_obj(void)
 {
 	if (!json_mode || jdepth < 0)
 		return;
-	json_dumpf(jstack[0], stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_dumpf(jstack[0], stdout,
+		   JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	fputc('\n', stdout);
 	fflush(stdout);
 	json_decref(jstack[0]);

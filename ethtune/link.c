@@ -49,7 +49,7 @@ static int linkinfo_cb(const struct nlattr *a, void *data)
 }
 
 static const char *const operstates[] = { "UNKNOWN", "NOTPRESENT", "DOWN", "LOWERLAYERDOWN",
-					   "TESTING", "DORMANT", "UP" };
+					  "TESTING", "DORMANT",	   "UP" };
 
 static int link_attr_cb(const struct nlattr *a, void *data)
 {

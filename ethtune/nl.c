@@ -29,13 +29,12 @@ static int nl_open_proto(struct nl_sock *ns, int proto)
 	ns->portid = mnl_socket_get_portid(ns->sk);
 	ns->seq = (uint32_t)time(NULL);
 	return 0;
-err:
-	{
-		int e = -errno;
+err : {
+	int e = -errno;
 
-		nl_close(ns);
-		return e ? e : -EIO;
-	}
+	nl_close(ns);
+	return e ? e : -EIO;
+}
 }
 
 int nl_open_rtnl(struct nl_sock *ns)

@@ -39,7 +39,8 @@ struct parse_ctx {
 	struct et_vals *v;
 };
 
-static const struct et_param *param_by_attr(const struct et_object *obj, uint16_t attr, bool *is_max)
+static const struct et_param *param_by_attr(const struct et_object *obj, uint16_t attr,
+					    bool *is_max)
 {
 	unsigned int i;
 
@@ -189,14 +190,15 @@ static void supported_list(const struct et_object *obj, const struct et_vals *cu
 
 		if (p->ro || !vals_has(cur, p->attr))
 			continue;
-		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s", off ? ", " : "", p->key);
+		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s", off ? ", " : "",
+				p->key);
 	}
 	if (!off)
 		snprintf(buf, len, "none");
 }
 
-int obj_parse_changes(const struct et_object *obj, const struct et_vals *cur, int argc,
-		      char **argv, struct et_change *ch, unsigned int *n, char *err, size_t errlen)
+int obj_parse_changes(const struct et_object *obj, const struct et_vals *cur, int argc, char **argv,
+		      struct et_change *ch, unsigned int *n, char *err, size_t errlen)
 {
 	char list[512];
 	int i;
@@ -225,8 +227,9 @@ int obj_parse_changes(const struct et_object *obj, const struct et_vals *cur, in
 		ret = obj_parse_val(p, argv[i + 1], &val);
 		if (ret) {
 			snprintf(err, errlen, "invalid value '%s' for %s%s", argv[i + 1], p->key,
-				 p->type == ET_BOOL ? " (expected on or off)" :
-				 p->type == ET_ENUM ? "" : " (expected a number up to 4294967295)");
+				 p->type == ET_BOOL   ? " (expected on or off)"
+				 : p->type == ET_ENUM ? ""
+						      : " (expected a number up to 4294967295)");
 			return ret;
 		}
 		if (val < p->min) {

@@ -21,8 +21,8 @@ static int privflags_attr_cb(const struct nlattr *a, void *data)
 
 static int privflags_reply_cb(const struct nlmsghdr *nlh, void *data)
 {
-	return mnl_attr_parse(nlh, GENL_HDRLEN, privflags_attr_cb, data) < 0 ? MNL_CB_ERROR :
-									     MNL_CB_OK;
+	return mnl_attr_parse(nlh, GENL_HDRLEN, privflags_attr_cb, data) < 0 ? MNL_CB_ERROR
+									     : MNL_CB_OK;
 }
 
 int privflags_get(struct nl_sock *ns, const char *dev, struct et_bitset *pf)

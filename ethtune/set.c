@@ -27,7 +27,8 @@ int cmd_set(int argc, char **argv)
 	char **args;
 
 	if (argc < 3) {
-		et_err("set: usage: ethtune set DEV coalesce|ring|channels KEY VAL... | feature NAME "
+		et_err("set: usage: ethtune set DEV coalesce|ring|channels KEY VAL... | feature "
+		       "NAME "
 		       "on|off | priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N | "
 		       "gso-ipv4-max-size N | txqueuelen N [--for SECONDS]");
 		return EXIT_USAGE;
@@ -95,7 +96,8 @@ static int restore_list(const char *dev)
 	if (!n)
 		print_text("journal %s is empty\n", journal_path());
 	for (i = 0; i < n; i++) {
-		if ((dev && strcmp(dev, v[i].dev)) || (et_opts.netns && strcmp(et_opts.netns, v[i].netns)))
+		if ((dev && strcmp(dev, v[i].dev)) ||
+		    (et_opts.netns && strcmp(et_opts.netns, v[i].netns)))
 			continue;
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "netns", "%-10s ", v[i].netns[0] ? v[i].netns : "-");
@@ -142,8 +144,8 @@ int cmd_restore(int argc, char **argv)
 	 * selects which entries. */
 	ns = et_opts.netns;
 	et_opts.netns = NULL;
-	ret = ns ? journal_restore_ns(ns, dev, &restored, &kept) :
-		   journal_restore(dev, false, &restored, &kept);
+	ret = ns ? journal_restore_ns(ns, dev, &restored, &kept)
+		 : journal_restore(dev, false, &restored, &kept);
 	if (ret && ret != -EIO) {
 		et_err("restore: cannot use the journal %s: %s", journal_path(), strerror(-ret));
 		return EXIT_FAIL;

@@ -67,8 +67,8 @@ static void show_sysctls(void)
 	print_nl();
 }
 
-static const char *const bql_files[] = { "limit", "limit_min", "limit_max", "inflight",
-					  "stall_thrs", "stall_cnt", "stall_max", NULL };
+static const char *const bql_files[] = { "limit",      "limit_min", "limit_max", "inflight",
+					 "stall_thrs", "stall_cnt", "stall_max", NULL };
 
 static void show_bql(const char *dev, unsigned int ntx)
 {
@@ -86,8 +86,9 @@ static void show_bql(const char *dev, unsigned int ntx)
 		for (i = 0; bql_files[i]; i++) {
 			char fmt[48];
 
-			snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s",
-				 dev, q, bql_files[i]);
+			snprintf(path, sizeof(path),
+				 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
+				 bql_files[i]);
 			snprintf(fmt, sizeof(fmt), " %s %%s", bql_files[i]);
 			if (read_file_u64(path, &v)) {
 				print_na(bql_files[i], fmt);
@@ -157,7 +158,8 @@ static void show_ident(const char *dev, const struct et_link *l, const struct et
 	else
 		print_na("link-detected", "link-detected          %s\n");
 	if (d->speed >= 0)
-		print_uint(PRINT_ANY, "speed", "speed                  %llu Mb/s\n", (uint64_t)d->speed);
+		print_uint(PRINT_ANY, "speed", "speed                  %llu Mb/s\n",
+			   (uint64_t)d->speed);
 	else
 		print_na("speed", "speed                  %s\n");
 	if (d->duplex >= 0)
@@ -235,11 +237,13 @@ int report_missing_dev(const char *dev)
 	}
 	if (!netns_find_dev(dev, where, sizeof(where)) &&
 	    (!et_opts.netns || strcmp(where, et_opts.netns)))
-		et_err("device '%s' is not in %s%s%s; it is in network namespace '%s' (use --netns %s)",
+		et_err("device '%s' is not in %s%s%s; it is in network namespace '%s' (use --netns "
+		       "%s)",
 		       dev, et_opts.netns ? "network namespace '" : "this network namespace",
 		       et_opts.netns ? et_opts.netns : "", et_opts.netns ? "'" : "", where, where);
 	else
-		et_err("no such device '%s'%s%s", dev, et_opts.netns ? " in network namespace " : "",
+		et_err("no such device '%s'%s%s", dev,
+		       et_opts.netns ? " in network namespace " : "",
 		       et_opts.netns ? et_opts.netns : "");
 	return -ENODEV;
 }
@@ -254,7 +258,8 @@ int enter_netns_opt(void)
 	if (ret == -ENOENT)
 		et_err("network namespace '%s' does not exist", et_opts.netns);
 	else if (ret == -EPERM)
-		et_err("cannot enter network namespace '%s': permission denied (needs CAP_SYS_ADMIN)",
+		et_err("cannot enter network namespace '%s': permission denied (needs "
+		       "CAP_SYS_ADMIN)",
 		       et_opts.netns);
 	else if (ret)
 		et_err("cannot enter network namespace '%s': %s", et_opts.netns, strerror(-ret));

@@ -5,8 +5,8 @@
 
 #include "sweep.h"
 
-#define W 720
-#define H 420
+#define W  720
+#define H  420
 #define ML 70
 #define MR 20
 #define MT 40
@@ -33,7 +33,8 @@ static void plot_tsq(FILE *f, const struct tsq_sweep *s, double x0, double y0, d
 	if (!s->n || lmax <= lmin || ymax <= 0)
 		return;
 	ymax *= 1.1;
-	fprintf(f, "<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' fill='none' stroke='#888'/>\n",
+	fprintf(f,
+		"<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' fill='none' stroke='#888'/>\n",
 		x0, y0, w, h);
 	for (k = 0; k <= 4; k++) {
 		double y = y0 + h - h * k / 4.0;
@@ -53,10 +54,13 @@ static void plot_tsq(FILE *f, const struct tsq_sweep *s, double x0, double y0, d
 		else
 			fprintf(f, "%.0fK</text>\n", l / 1024);
 	}
-	fprintf(f, "<text x='%.0f' y='%.0f' font-size='12' text-anchor='middle'>"
-		   "tcp_limit_output_bytes</text>\n", x0 + w / 2, y0 + h + 34);
-	fprintf(f, "<text x='%.0f' y='%.0f' font-size='12' transform='rotate(-90 %.0f %.0f)' "
-		   "text-anchor='middle'>Mbit/s (one flow)</text>\n",
+	fprintf(f,
+		"<text x='%.0f' y='%.0f' font-size='12' text-anchor='middle'>"
+		"tcp_limit_output_bytes</text>\n",
+		x0 + w / 2, y0 + h + 34);
+	fprintf(f,
+		"<text x='%.0f' y='%.0f' font-size='12' transform='rotate(-90 %.0f %.0f)' "
+		"text-anchor='middle'>Mbit/s (one flow)</text>\n",
 		x0 - 50, y0 + h / 2, x0 - 50, y0 + h / 2);
 	if (s->fit_ok) {
 		fprintf(f, "<polyline fill='none' stroke='#c33' stroke-width='2' points='");
@@ -64,11 +68,13 @@ static void plot_tsq(FILE *f, const struct tsq_sweep *s, double x0, double y0, d
 			double ll = lmin * pow(lmax / lmin, k / 200.0);
 			double y = model_sw(ll, s->rho, s->fit.R, s->fit.D) / 1e6;
 
-			fprintf(f, "%.1f,%.1f ", xpos(ll, lmin, lmax, x0, w), y0 + h - h * y / ymax);
+			fprintf(f, "%.1f,%.1f ", xpos(ll, lmin, lmax, x0, w),
+				y0 + h - h * y / ymax);
 		}
 		fprintf(f, "'/>\n");
-		fprintf(f, "<text x='%.0f' y='%.0f' font-size='12' fill='#c33'>model: R %.0f Mbit/s, "
-			   "D %.0f us, knee %.0f KiB</text>\n",
+		fprintf(f,
+			"<text x='%.0f' y='%.0f' font-size='12' fill='#c33'>model: R %.0f Mbit/s, "
+			"D %.0f us, knee %.0f KiB</text>\n",
 			x0 + 10, y0 + 16, s->fit.R / 1e6, s->fit.D * 1e6, s->fit.knee / 1024);
 	}
 	for (i = 0; i < s->n; i++)
@@ -77,8 +83,7 @@ static void plot_tsq(FILE *f, const struct tsq_sweep *s, double x0, double y0, d
 			y0 + h - h * s->p[i].mbps / ymax);
 }
 
-static void plot_hist(FILE *f, const struct svg_hist *hs, double x0, double y0, double w,
-		      double h)
+static void plot_hist(FILE *f, const struct svg_hist *hs, double x0, double y0, double w, double h)
 {
 	uint64_t max = 0;
 	unsigned int i;
@@ -97,7 +102,8 @@ static void plot_hist(FILE *f, const struct svg_hist *hs, double x0, double y0, 
 
 		fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='#369'/>\n",
 			x0 + i * bw + 1, y0 + h - bh, bw - 2, bh);
-		fprintf(f, "<text x='%.1f' y='%.0f' font-size='10' text-anchor='middle'>%.0f</text>\n",
+		fprintf(f,
+			"<text x='%.1f' y='%.0f' font-size='10' text-anchor='middle'>%.0f</text>\n",
 			x0 + i * bw + bw / 2, y0 + h + 12, hs->lo_us[i]);
 	}
 	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle'>us</text>\n",
@@ -112,8 +118,9 @@ int svg_write(const char *path, const char *title, const struct tsq_sweep *s,
 
 	if (!f)
 		return -errno;
-	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
-		   "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n",
+	fprintf(f,
+		"<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+		"font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n",
 		W, height);
 	fprintf(f, "<text x='%d' y='24' font-size='15'>%s</text>\n", ML, title);
 	if (s && s->n)

@@ -21,7 +21,7 @@
 #include "showext.h"
 #include "sweep.h"
 
-#define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
+#define TSQ_SYSCTL	"net.ipv4.tcp_limit_output_bytes"
 #define TSQ_DEFAULT_NOW (4u << 20) /* v6.16 default; 1 MiB from 2018, 256 KiB in v4.2 */
 
 void sweep_opts_init(struct sweep_opts *o)
@@ -75,8 +75,10 @@ bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason,
 		if (!cc[0])
 			snprintf(cc, cclen, "%s", def[0] ? def : "cubic");
 		snprintf(reason, rlen,
-			 "kernel >= 6.16 applies tcp_limit_output_bytes to every flow (c4221a8cc3a7); "
-			 "using %s", cc);
+			 "kernel >= 6.16 applies tcp_limit_output_bytes to every flow "
+			 "(c4221a8cc3a7); "
+			 "using %s",
+			 cc);
 		return true;
 	}
 	if (!cc[0])
@@ -88,14 +90,15 @@ bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason,
 		return false;
 	}
 	if (!strcmp(cc, "bbr")) {
-		snprintf(reason, rlen,
-			 "bbr paces and kernels before 6.16 ignore tcp_limit_output_bytes for paced "
-			 "flows: use --cc cubic");
+		snprintf(
+			reason, rlen,
+			"bbr paces and kernels before 6.16 ignore tcp_limit_output_bytes for paced "
+			"flows: use --cc cubic");
 		return false;
 	}
 	snprintf(reason, rlen,
-		 "kernel < 6.16 applies tcp_limit_output_bytes only to unpaced flows; using %s%s", cc,
-		 !strcmp(def, "bbr") ? " instead of the default bbr" : "");
+		 "kernel < 6.16 applies tcp_limit_output_bytes only to unpaced flows; using %s%s",
+		 cc, !strcmp(def, "bbr") ? " instead of the default bbr" : "");
 	return true;
 }
 
@@ -146,7 +149,8 @@ int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test 
 	memset(res, 0, sizeof(*res));
 	ret = probe_run(&c, res);
 	if (ret)
-		snprintf(err, errlen, "probe to %s: %s", o->peer, res->err[0] ? res->err : strerror(-ret));
+		snprintf(err, errlen, "probe to %s: %s", o->peer,
+			 res->err[0] ? res->err : strerror(-ret));
 	return ret;
 }
 
@@ -240,8 +244,8 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 	if (!sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)))
 		s->tsq_before = strtoull(buf, NULL, 10);
 	s->rho = dev_rho(o->dev);
-	npts = o->points ? o->points :
-			   (unsigned int)lround(log2((double)o->tsq_max / o->tsq_min)) + 1;
+	npts = o->points ? o->points
+			 : (unsigned int)lround(log2((double)o->tsq_max / o->tsq_min)) + 1;
 	if (npts < 3)
 		npts = 3;
 	if (npts > SWEEP_MAX_POINTS - 4)
@@ -277,7 +281,8 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 	}
 	if (s->n >= 3 && !model_fit(L, X, s->n, s->rho, 200, 0.95, 1, &s->fit)) {
 		s->fit_ok = true;
-		s->cap_current_mbps = model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
+		s->cap_current_mbps =
+			model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
 		s->cap_default_mbps = model_sw(TSQ_DEFAULT_NOW, s->rho, s->fit.R, s->fit.D) / 1e6;
 	}
 	s->elapsed_s = now_s() - t0;
@@ -349,7 +354,8 @@ static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err
 		char e[512];
 
 		if (netns_switch(o->peer_netns)) {
-			fprintf(stderr, "ethtune: cannot enter peer namespace '%s'\n", o->peer_netns);
+			fprintf(stderr, "ethtune: cannot enter peer namespace '%s'\n",
+				o->peer_netns);
 			_exit(1);
 		}
 		et_opts.netns = o->peer_netns;
@@ -450,7 +456,8 @@ void sweep_mtu_print(const struct mtu_sweep *s)
 	unsigned int i;
 
 	open_json_object("mtu-sweep");
-	print_text("MTU sweep (one flow, two flows):\n  %6s %12s %12s\n", "mtu", "1 flow", "2 flows");
+	print_text("MTU sweep (one flow, two flows):\n  %6s %12s %12s\n", "mtu", "1 flow",
+		   "2 flows");
 	open_json_array(PRINT_JSON, "points");
 	for (i = 0; i < s->n; i++) {
 		open_json_object(NULL);
@@ -460,7 +467,8 @@ void sweep_mtu_print(const struct mtu_sweep *s)
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);
-	print_bool(PRINT_ANY, "large-mtu-collapse", "large-MTU single-flow collapse: %s", s->collapse);
+	print_bool(PRINT_ANY, "large-mtu-collapse", "large-MTU single-flow collapse: %s",
+		   s->collapse);
 	if (s->collapse)
 		print_uint(PRINT_ANY, "collapse-mtu", " from mtu %llu", s->collapse_mtu);
 	print_text("\n");
@@ -484,8 +492,8 @@ int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *
 	}
 	if (strcmp(a, "--peer") && strcmp(a, "--peer-dev") && strcmp(a, "--peer-netns") &&
 	    strcmp(a, "--duration") && strcmp(a, "--warmup") && strcmp(a, "--cc") &&
-	    strcmp(a, "--svg") && strcmp(a, "--points") && strcmp(a, "--min") && strcmp(a, "--max") &&
-	    strcmp(a, "--tsq-constrained"))
+	    strcmp(a, "--svg") && strcmp(a, "--points") && strcmp(a, "--min") &&
+	    strcmp(a, "--max") && strcmp(a, "--tsq-constrained"))
 		return 0;
 	if (!v) {
 		snprintf(err, errlen, "%s needs a value", a);
@@ -508,7 +516,8 @@ int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *
 	} else if (!strcmp(a, "--duration") || !strcmp(a, "--warmup")) {
 		d = strtod(v, &end);
 		if (*end || d < 0 || d > 3600 || (!strcmp(a, "--duration") && d < 0.2)) {
-			snprintf(err, errlen, "%s: '%s' is not a number of seconds (0.2-3600)", a, v);
+			snprintf(err, errlen, "%s: '%s' is not a number of seconds (0.2-3600)", a,
+				 v);
 			return -EINVAL;
 		}
 		if (!strcmp(a, "--duration"))
@@ -517,7 +526,8 @@ int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *
 			o->warmup_s = d;
 	} else if (!strcmp(a, "--points")) {
 		if (parse_u64(v, &u) || u < 3 || u > SWEEP_MAX_POINTS - 4) {
-			snprintf(err, errlen, "--points: '%s' is not 3-%d", v, SWEEP_MAX_POINTS - 4);
+			snprintf(err, errlen, "--points: '%s' is not 3-%d", v,
+				 SWEEP_MAX_POINTS - 4);
 			return -EINVAL;
 		}
 		o->points = (unsigned int)u;

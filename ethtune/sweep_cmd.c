@@ -26,10 +26,13 @@ static int parse_values(const char *s, uint32_t *v, unsigned int max, unsigned i
 }
 
 static const char usage[] =
-	"usage: ethtune sweep tsq|mtu DEV --peer ADDR[:PORT] [--duration S] [--warmup S] [--cc CC]\n"
-	"                 [--min SIZE] [--max SIZE] [--points N] [--peer-dev DEV] [--peer-netns NS]\n"
+	"usage: ethtune sweep tsq|mtu DEV --peer ADDR[:PORT] [--duration S] [--warmup S] [--cc "
+	"CC]\n"
+	"                 [--min SIZE] [--max SIZE] [--points N] [--peer-dev DEV] [--peer-netns "
+	"NS]\n"
 	"                 [--svg FILE]\n"
-	"       ethtune sweep coalesce DEV --peer ADDR --param KEY --values V1,V2,... [--param KEY\n"
+	"       ethtune sweep coalesce DEV --peer ADDR --param KEY --values V1,V2,... [--param "
+	"KEY\n"
 	"                 --values ...] [--adaptive-tx on|off] [--cqe-mode-tx on|off]\n"
 	"                 [--tsq-constrained SIZE] [--txlat]";
 
@@ -63,7 +66,8 @@ int cmd_sweep(int argc, char **argv)
 		if (!strcmp(what, "coalesce") && !strcmp(argv[i], "--txlat")) {
 			spec.txlat = true;
 			used = 1;
-		} else if (!strcmp(what, "coalesce") && !strcmp(argv[i], "--param") && i + 1 < argc) {
+		} else if (!strcmp(what, "coalesce") && !strcmp(argv[i], "--param") &&
+			   i + 1 < argc) {
 			if (spec.nparams >= COAL_MAX_PARAMS) {
 				et_err("sweep coalesce: at most %d --param", COAL_MAX_PARAMS);
 				return EXIT_USAGE;
@@ -78,12 +82,14 @@ int cmd_sweep(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			if (parse_values(argv[i + 1], spec.vals[k], 32, &spec.nvals[k])) {
-				et_err("sweep coalesce: --values '%s' is not a list of up to 32 numbers",
+				et_err("sweep coalesce: --values '%s' is not a list of up to 32 "
+				       "numbers",
 				       argv[i + 1]);
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(what, "coalesce") &&
-			   (!strcmp(argv[i], "--adaptive-tx") || !strcmp(argv[i], "--cqe-mode-tx")) &&
+			   (!strcmp(argv[i], "--adaptive-tx") ||
+			    !strcmp(argv[i], "--cqe-mode-tx")) &&
 			   i + 1 < argc) {
 			bool b;
 
@@ -124,7 +130,8 @@ int cmd_sweep(int argc, char **argv)
 		ret = s ? sweep_tsq(&o, s, err, sizeof(err)) : -ENOMEM;
 		if (!ret) {
 			sweep_tsq_print(s);
-			if (o.svg && svg_write(o.svg, "single-flow throughput vs TSQ limit", s, NULL))
+			if (o.svg &&
+			    svg_write(o.svg, "single-flow throughput vs TSQ limit", s, NULL))
 				et_warn("cannot write %s", o.svg);
 		}
 		free(s);

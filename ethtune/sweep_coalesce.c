@@ -77,8 +77,8 @@ static double irq_rate(const struct probe_result *r)
 	return r->dev.irqs / r->dev.elapsed_s;
 }
 
-static int measure(const struct sweep_opts *o, const struct coal_spec *spec,
-		   struct coal_sweep *s, struct coal_point *pt, char *err, size_t errlen)
+static int measure(const struct sweep_opts *o, const struct coal_spec *spec, struct coal_sweep *s,
+		   struct coal_point *pt, char *err, size_t errlen)
 {
 	struct probe_result *r = calloc(1, sizeof(*r));
 	struct txlat_sample ts = {};
@@ -97,9 +97,9 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec,
 		goto out;
 	pt->mbps = r->mbps;
 	pt->irq_per_s = irq_rate(r);
-	pt->cpu_per_gbps = r->mbps > 0 ? r->local.cpu_util / 100.0 * (ncpu > 0 ? ncpu : 1) /
-						 (r->mbps / 1000.0) :
-					 NAN;
+	pt->cpu_per_gbps =
+		r->mbps > 0 ? r->local.cpu_util / 100.0 * (ncpu > 0 ? ncpu : 1) / (r->mbps / 1000.0)
+			    : NAN;
 	pt->compl_p50_us = ts.ok ? ts.p50_us : NAN;
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->tsq_constrained);
 	ret = sysctl_set(TSQ_SYSCTL, v, err, errlen);
@@ -140,12 +140,13 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 		total *= spec->nvals[i];
 	}
 	if (total > COAL_MAX_POINTS) {
-		snprintf(err, errlen, "%u settings are too many (at most %d)", total, COAL_MAX_POINTS);
+		snprintf(err, errlen, "%u settings are too many (at most %d)", total,
+			 COAL_MAX_POINTS);
 		return -E2BIG;
 	}
 	for (i = 0; i < spec->nfixed; i++)
-		snprintf(s->fixed + strlen(s->fixed), sizeof(s->fixed) - strlen(s->fixed), "%s%s %s",
-			 i ? " " : "", spec->fixed_key[i], spec->fixed_val[i]);
+		snprintf(s->fixed + strlen(s->fixed), sizeof(s->fixed) - strlen(s->fixed),
+			 "%s%s %s", i ? " " : "", spec->fixed_key[i], spec->fixed_val[i]);
 	if (!sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)))
 		s->tsq_current = strtoull(buf, NULL, 10);
 	s->tsq_constrained = o->tsq_constrained;
@@ -179,8 +180,10 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 		if (!nl_open_genl(&ns, "ethtool")) {
 			if (!obj_get(&ns, &et_coalesce, o->dev, &after))
 				for (i = 0; i < spec->nparams; i++)
-					pt->got[i] = (uint32_t)after.v[obj_param(&et_coalesce,
-								spec->param[i])->attr];
+					pt->got[i] =
+						(uint32_t)after
+							.v[obj_param(&et_coalesce, spec->param[i])
+								   ->attr];
 			nl_close(&ns);
 		}
 		ret = measure(o, spec, s, pt, err, errlen);
@@ -244,8 +247,8 @@ void sweep_coalesce_print(const struct coal_sweep *s)
 	print_text(" ");
 	for (j = 0; j < s->nparams; j++)
 		print_text(" %12s", s->param[j]);
-	print_text(" %10s %10s %9s %9s %9s %8s %8s %s\n", "Mbit/s", "Mbit/s@c", "RR p50",
-		   "RR p99", "irq/s", "cpu/Gb", "txlat50", "pareto");
+	print_text(" %10s %10s %9s %9s %9s %8s %8s %s\n", "Mbit/s", "Mbit/s@c", "RR p50", "RR p99",
+		   "irq/s", "cpu/Gb", "txlat50", "pareto");
 	open_json_array(PRINT_JSON, "points");
 	for (i = 0; i < s->n; i++) {
 		const struct coal_point *p = &s->p[i];

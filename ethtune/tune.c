@@ -1,4 +1,5 @@
-/* ethtune tune: sweep a device's TX completion knob, pick a setting by objective, write a profile. */
+/* ethtune tune: sweep a device's TX completion knob, pick a setting by objective, write a profile.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -98,8 +99,9 @@ static int write_profile(const char *path, const char *name, const char *driver,
 	if (!f)
 		return -errno;
 	fprintf(f, "# %s: measured by ethtune tune --objective %s\n", name, obj_names[obj]);
-	fprintf(f, "[profile]\nname = %s\ndescription = %s, objective %s: %.0f Mbit/s one flow "
-		   "(%.0f at TSQ %llu)\n\n",
+	fprintf(f,
+		"[profile]\nname = %s\ndescription = %s, objective %s: %.0f Mbit/s one flow "
+		"(%.0f at TSQ %llu)\n\n",
 		name, driver, obj_names[obj], p->mbps, p->mbps_constrained,
 		(unsigned long long)s->tsq_constrained);
 	fprintf(f, "[match]\ndriver = %s\n\n[coalesce]\n", driver);
@@ -116,8 +118,9 @@ static int write_profile(const char *path, const char *name, const char *driver,
 	}
 	for (i = 0; i < s->nparams; i++)
 		fprintf(f, "%s = %u\n", s->param[i], p->got[i] ? p->got[i] : p->val[i]);
-	fprintf(f, "\n[provenance]\nkind = measured\nhost = %s\ndate = %s\nobjective = %s\n"
-		   "tool = ethtune %s\nrule = %s\n",
+	fprintf(f,
+		"\n[provenance]\nkind = measured\nhost = %s\ndate = %s\nobjective = %s\n"
+		"tool = ethtune %s\nrule = %s\n",
 		host, date, obj_names[obj], ETHTUNE_VERSION, rules[obj]);
 	return fclose(f) ? -errno : 0;
 }
@@ -170,7 +173,8 @@ int cmd_tune(int argc, char **argv)
 			for (k = 0; obj_names[k] && strcmp(obj_names[k], argv[i + 1]); k++)
 				;
 			if (!obj_names[k]) {
-				et_err("tune: unknown objective '%s' (throughput, latency, cpu, balanced)",
+				et_err("tune: unknown objective '%s' (throughput, latency, cpu, "
+				       "balanced)",
 				       argv[i + 1]);
 				return EXIT_USAGE;
 			}
@@ -254,7 +258,8 @@ int cmd_tune(int argc, char **argv)
 		print_text("recommendation: n/a (no setting satisfies the rule)\n");
 	} else {
 		print_string(PRINT_ANY, "param", "recommendation: %s", s->param[0]);
-		print_uint(PRINT_ANY, "value", " %llu", s->p[k].got[0] ? s->p[k].got[0] : s->p[k].val[0]);
+		print_uint(PRINT_ANY, "value", " %llu",
+			   s->p[k].got[0] ? s->p[k].got[0] : s->p[k].val[0]);
 		print_float(PRINT_ANY, "mbps", " (%.0f Mbit/s one flow", s->p[k].mbps);
 		print_float(PRINT_ANY, "mbps-constrained", ", %.0f at the constrained limit",
 			    s->p[k].mbps_constrained);
@@ -269,7 +274,8 @@ int cmd_tune(int argc, char **argv)
 		const char *name = pname ? pname : di.ok ? di.driver : o.dev;
 
 		if (!out) {
-			snprintf(path, sizeof(path), "profiles/%s-%s.profile", name, obj_names[obj]);
+			snprintf(path, sizeof(path), "profiles/%s-%s.profile", name,
+				 obj_names[obj]);
 			out = path;
 		}
 		ret = write_profile(out, name, di.ok ? di.driver : o.dev, s, &s->p[k], obj);

@@ -105,9 +105,21 @@ int parse_size(const char *s, uint64_t *out)
 	if (n > 1 && (num[n - 1] == 'i'))
 		num[--n] = '\0';
 	switch (num[n - 1]) {
-	case 'k': case 'K': mult = 1ULL << 10; num[--n] = '\0'; break;
-	case 'm': case 'M': mult = 1ULL << 20; num[--n] = '\0'; break;
-	case 'g': case 'G': mult = 1ULL << 30; num[--n] = '\0'; break;
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		num[--n] = '\0';
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		num[--n] = '\0';
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		num[--n] = '\0';
+		break;
 	}
 	errno = 0;
 	v = strtod(num, &end);
@@ -131,10 +143,26 @@ int parse_rate(const char *s, double *bps)
 	if (errno || v < 0)
 		return -EINVAL;
 	switch (*end) {
-	case 'k': case 'K': v *= 1e3; end++; break;
-	case 'm': case 'M': v *= 1e6; end++; break;
-	case 'g': case 'G': v *= 1e9; end++; break;
-	case 't': case 'T': v *= 1e12; end++; break;
+	case 'k':
+	case 'K':
+		v *= 1e3;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v *= 1e6;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v *= 1e9;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		v *= 1e12;
+		end++;
+		break;
 	}
 	if (*end == 'b' || *end == 'B')
 		end++;

@@ -16,14 +16,14 @@ enum et_ptype {
 };
 
 struct et_param {
-	const char *key;	 /* ethtool keyword: CLI, JSON and profiles */
-	uint16_t attr;		 /* netlink attribute of the value */
-	uint8_t type;		 /* enum et_ptype */
-	uint16_t max_attr;	 /* attribute carrying the maximum (rings, channels), 0 none */
-	const char *max_key;	 /* keyword of the maximum in output ("tx-max") */
-	bool ro;		 /* reported but not settable */
+	const char *key;     /* ethtool keyword: CLI, JSON and profiles */
+	uint16_t attr;	     /* netlink attribute of the value */
+	uint8_t type;	     /* enum et_ptype */
+	uint16_t max_attr;   /* attribute carrying the maximum (rings, channels), 0 none */
+	const char *max_key; /* keyword of the maximum in output ("tx-max") */
+	bool ro;	     /* reported but not settable */
 	const char *const *enum_names; /* ET_ENUM: names indexed by value, NULL-terminated */
-	uint64_t min;		 /* smallest accepted value */
+	uint64_t min;		       /* smallest accepted value */
 };
 
 /* Values of one object as read from the kernel, indexed by attribute. */
@@ -52,8 +52,8 @@ static inline void vals_set(struct et_vals *v, unsigned int attr, uint64_t x)
 
 /* An ethtool netlink object with u32/u8 attributes (coalesce, rings, channels). */
 struct et_object {
-	const char *name;	/* "coalesce" */
-	const char *title;	/* "Coalesce parameters" */
+	const char *name;  /* "coalesce" */
+	const char *title; /* "Coalesce parameters" */
 	uint8_t get_cmd, set_cmd;
 	uint16_t hdr_attr;
 	const struct et_param *params;
@@ -84,8 +84,8 @@ struct et_change {
 
 /* Parse "KEY VAL ..." against obj and the device's current values (supported, range).
  * On error writes one line to err and returns -errno; nothing is sent. */
-int obj_parse_changes(const struct et_object *obj, const struct et_vals *cur, int argc,
-		      char **argv, struct et_change *ch, unsigned int *n, char *err, size_t errlen);
+int obj_parse_changes(const struct et_object *obj, const struct et_vals *cur, int argc, char **argv,
+		      struct et_change *ch, unsigned int *n, char *err, size_t errlen);
 int obj_set(struct nl_sock *ns, const struct et_object *obj, const char *dev,
 	    const struct et_change *ch, unsigned int n);
 void obj_show(const struct et_object *obj, const struct et_vals *v);
@@ -99,17 +99,17 @@ struct et_bitset {
 	unsigned int n;
 	struct {
 		char name[48];
-		bool active;	/* current value */
+		bool active; /* current value */
 		bool changeable;
-		bool wanted;	/* requested (features only) */
+		bool wanted; /* requested (features only) */
 	} bit[ET_MAX_BITS];
 };
 
 int features_get(struct nl_sock *ns, const char *dev, struct et_bitset *fs);
 int features_parse_bitset(const struct nlattr *attr, struct et_bitset *fs, int which);
 /* Set named features (ethtool -K names or kernel names) to values. */
-int features_set(struct nl_sock *ns, const char *dev, const char *const *names,
-		 const bool *vals, unsigned int n);
+int features_set(struct nl_sock *ns, const char *dev, const char *const *names, const bool *vals,
+		 unsigned int n);
 /* Expand an ethtool -K short name ("tso", "sg") to kernel feature names; NULL if not one. */
 const char *const *feature_alias(const char *name);
 void features_show(const struct et_bitset *fs);
@@ -123,7 +123,7 @@ struct et_link {
 	int ifindex;
 	char name[32];
 	char qdisc[32];
-	char kind[32];	  /* IFLA_INFO_KIND: veth, tun, ... */
+	char kind[32]; /* IFLA_INFO_KIND: veth, tun, ... */
 	char parent_bus[32], parent_dev[64];
 	char operstate[16];
 	struct et_vals v; /* indexed by link_params[].attr */

@@ -19,8 +19,6 @@ int devset_apply(const char *dev, int argc, char **argv, char *err, size_t errle
 int sysctl_set(const char *name, const char *val, char *err, size_t errlen);
 int sysctl_get(const char *name, char *buf, size_t len);
 
-
-
 /* The same without journaling: used by restore to put old values back. */
 int devset_apply_raw(const char *dev, int argc, char **argv, char *err, size_t errlen);
 int devset_sysctl_raw(const char *name, const char *val, char *err, size_t errlen);

@@ -34,7 +34,8 @@ struct probe_cfg {
 	enum probe_test test;
 	double duration_s, warmup_s;
 	unsigned int flows;
-	uint32_t msg_size;	 /* bytes per send (stream) or per request/response (rr) */
+	uint32_t msg_size; /* bytes per send (stream) or request/response (rr); 0: 128K / 1 */
+	uint32_t recv_size;	 /* stream receiver's recv() size; 0: max(msg_size, 128K) */
 	uint32_t sndbuf, rcvbuf; /* 0: autotuned; applied on both ends */
 	bool nodelay;
 	char cc[16];		   /* "" : system default */
@@ -102,9 +103,11 @@ struct probe_result {
 	char err[256]; /* one line when probe_run fails */
 };
 
-/* Defaults: stream, 10 s, warmup 2 s (clamped to duration), 1 flow, 128 KiB, 1 iteration. */
+/* Defaults: stream, 10 s, warmup 1 s, 1 flow, msg_size 0, 1 iteration. */
 void probe_cfg_init(struct probe_cfg *cfg);
 /* Check ranges; one line in err. 0 or -EINVAL. */
+/* The message size a run uses: msg_size, else 128 KiB for stream/maerts, 1 for rr/crr. */
+uint32_t probe_msg_size(const struct probe_cfg *cfg);
 int probe_cfg_check(const struct probe_cfg *cfg, char *err, size_t errlen);
 /* Run the whole measurement against an "ethtune serve" peer, including the confidence loop
  * (iter_max > 1 without a level implies 99,5; a level with iter_max 1 implies 3..10).

@@ -13,14 +13,14 @@
 /* What every sweep needs: the device, the peer, the probe settings. */
 struct sweep_opts {
 	const char *dev;
-	const char *peer;	 /* ADDR[:PORT] of an `ethtune serve` */
-	const char *peer_dev;	 /* the device at the other end, to keep MTUs equal (optional) */
-	const char *peer_netns;	 /* its namespace (optional) */
+	const char *peer;	/* ADDR[:PORT] of an `ethtune serve` */
+	const char *peer_dev;	/* the device at the other end, to keep MTUs equal (optional) */
+	const char *peer_netns; /* its namespace (optional) */
 	double duration_s, warmup_s;
-	char cc[16];		 /* congestion control for the probes ("" = chosen) */
-	const char *svg;	 /* write a plot here (optional) */
-	bool quiet;		 /* no progress line */
-	unsigned int points;	 /* coarse TSQ points (0 = default) */
+	char cc[16];	     /* congestion control for the probes ("" = chosen) */
+	const char *svg;     /* write a plot here (optional) */
+	bool quiet;	     /* no progress line */
+	unsigned int points; /* coarse TSQ points (0 = default) */
 	uint64_t tsq_min, tsq_max;
 	uint64_t tsq_constrained; /* the "constrained" limit for coalescing sweeps */
 };
@@ -34,10 +34,10 @@ struct tsq_point {
 struct tsq_sweep {
 	char cc[16];
 	char cc_reason[160];
-	bool sysctl_effective;	/* the kernel applies tcp_limit_output_bytes to this flow */
+	bool sysctl_effective; /* the kernel applies tcp_limit_output_bytes to this flow */
 	unsigned int n;
 	struct tsq_point p[SWEEP_MAX_POINTS];
-	uint64_t tsq_before;	/* the namespace's value before the sweep */
+	uint64_t tsq_before; /* the namespace's value before the sweep */
 	double rho;
 	bool fit_ok;
 	struct model_fit fit;
@@ -53,7 +53,7 @@ struct mtu_point {
 struct mtu_sweep {
 	unsigned int n;
 	struct mtu_point p[16];
-	bool collapse;		/* one flow collapses at large MTU while two flows recover */
+	bool collapse; /* one flow collapses at large MTU while two flows recover */
 	uint32_t collapse_mtu;
 	double elapsed_s;
 };
@@ -62,21 +62,21 @@ struct mtu_sweep {
 #define COAL_MAX_POINTS 64
 
 struct coal_point {
-	uint32_t val[COAL_MAX_PARAMS];	/* requested */
-	uint32_t got[COAL_MAX_PARAMS];	/* read back (drivers round) */
-	double mbps;			/* one flow at the current TSQ limit */
-	double mbps_constrained;	/* one flow at tsq_constrained */
+	uint32_t val[COAL_MAX_PARAMS]; /* requested */
+	uint32_t got[COAL_MAX_PARAMS]; /* read back (drivers round) */
+	double mbps;		       /* one flow at the current TSQ limit */
+	double mbps_constrained;       /* one flow at tsq_constrained */
 	double rr_tps, rr_p50_us, rr_p99_us;
-	double cpu_per_gbps;		/* sender CPUs busy per Gbit/s */
-	double irq_per_s;		/* completion interrupts per second (NaN unknown) */
-	double compl_p50_us;		/* txlat median (NaN unmeasured) */
+	double cpu_per_gbps; /* sender CPUs busy per Gbit/s */
+	double irq_per_s;    /* completion interrupts per second (NaN unknown) */
+	double compl_p50_us; /* txlat median (NaN unmeasured) */
 	bool pareto;
 };
 
 struct coal_sweep {
 	unsigned int nparams;
 	char param[COAL_MAX_PARAMS][32];
-	char fixed[96];			/* e.g. "adaptive-tx off" applied to every point */
+	char fixed[96]; /* e.g. "adaptive-tx off" applied to every point */
 	uint64_t tsq_current, tsq_constrained;
 	unsigned int n;
 	struct coal_point p[COAL_MAX_POINTS];
@@ -90,7 +90,7 @@ struct coal_spec {
 	uint32_t vals[COAL_MAX_PARAMS][32];
 	const char *fixed_key[2], *fixed_val[2];
 	unsigned int nfixed;
-	bool txlat;			/* also measure completion latency with txlat */
+	bool txlat; /* also measure completion latency with txlat */
 };
 
 /* Only parameters the device reports are accepted (checked before anything changes). */
@@ -116,8 +116,8 @@ void sweep_tsq_print(const struct tsq_sweep *s);
 void sweep_mtu_print(const struct mtu_sweep *s);
 
 /* One single-flow (or n-flow) stream probe; Mbit/s in *mbps. */
-int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test test,
-		uint32_t msg, struct probe_result *res, char *err, size_t errlen);
+int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test test, uint32_t msg,
+		struct probe_result *res, char *err, size_t errlen);
 
 /* Kernel release >= major.minor? */
 bool kernel_at_least(int major, int minor);

@@ -36,13 +36,23 @@ static void test_tables_unique(void **state)
 static void test_ethtool_keywords(void **state)
 {
 	/* ethtool -C / -G / -L spell them so; the same words are used in JSON and profiles. */
-	static const char *const coal[] = { "tx-usecs", "tx-frames", "rx-usecs", "rx-frames",
-					    "adaptive-rx", "adaptive-tx", "cqe-mode-tx",
-					    "tx-usecs-irq", "tx-aggr-max-bytes", "sample-interval",
-					    "pkt-rate-low", "tx-frames-high", NULL };
-	static const char *const ring[] = { "rx", "tx", "rx-mini", "rx-jumbo", "rx-buf-len",
-					    "cqe-size", "tx-push", "rx-push", "tx-push-buf-len",
-					    "tcp-data-split", "hds-thresh", NULL };
+	static const char *const coal[] = { "tx-usecs",
+					    "tx-frames",
+					    "rx-usecs",
+					    "rx-frames",
+					    "adaptive-rx",
+					    "adaptive-tx",
+					    "cqe-mode-tx",
+					    "tx-usecs-irq",
+					    "tx-aggr-max-bytes",
+					    "sample-interval",
+					    "pkt-rate-low",
+					    "tx-frames-high",
+					    NULL };
+	static const char *const ring[] = {
+		"rx",	   "tx",      "rx-mini",	 "rx-jumbo",	   "rx-buf-len", "cqe-size",
+		"tx-push", "rx-push", "tx-push-buf-len", "tcp-data-split", "hds-thresh", NULL
+	};
 	unsigned int i;
 
 	for (i = 0; coal[i]; i++)
@@ -103,7 +113,8 @@ static void test_parse_changes(void **state)
 	assert_non_null(strstr(err, "rx-usecs"));
 	assert_non_null(strstr(err, "tx-usecs, tx-frames"));
 	assert_int_equal(
-		obj_parse_changes(&et_coalesce, &cur, 2, unknown, ch, &n, err, sizeof(err)), -EINVAL);
+		obj_parse_changes(&et_coalesce, &cur, 2, unknown, ch, &n, err, sizeof(err)),
+		-EINVAL);
 	assert_non_null(strstr(err, "'tx-usec'"));
 	assert_int_equal(obj_parse_changes(&et_coalesce, &cur, 2, neg, ch, &n, err, sizeof(err)),
 			 -EINVAL);
@@ -114,7 +125,8 @@ static void test_parse_changes(void **state)
 	assert_int_equal(obj_parse_changes(&et_coalesce, &cur, 4, twice, ch, &n, err, sizeof(err)),
 			 -EINVAL);
 	assert_int_equal(
-		obj_parse_changes(&et_coalesce, &cur, 2, badbool, ch, &n, err, sizeof(err)), -EINVAL);
+		obj_parse_changes(&et_coalesce, &cur, 2, badbool, ch, &n, err, sizeof(err)),
+		-EINVAL);
 }
 
 static void test_ring_maximum(void **state)
@@ -142,8 +154,8 @@ static void test_ring_maximum(void **state)
 	assert_int_equal(obj_parse_changes(&et_rings, &cur, 2, max, ch, &n, err, sizeof(err)), 0);
 	assert_int_equal(obj_parse_changes(&et_rings, &cur, 2, split, ch, &n, err, sizeof(err)), 0);
 	assert_int_equal(ch[0].val, 2);
-	assert_int_equal(
-		obj_parse_changes(&et_rings, &cur, 2, splitbad, ch, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(obj_parse_changes(&et_rings, &cur, 2, splitbad, ch, &n, err, sizeof(err)),
+			 -EINVAL);
 	assert_int_equal(obj_parse_changes(&et_rings, &cur, 2, rx, ch, &n, err, sizeof(err)),
 			 -EOPNOTSUPP);
 	assert_int_equal(obj_parse_changes(&et_rings, &cur, 2, ro, ch, &n, err, sizeof(err)),
