@@ -23,8 +23,9 @@ static const struct et_cmd commands[] = {
 	{ "serve", cmd_serve, "serve [--bind ADDR] [--port P] [--once]" },
 	{ "probe", cmd_probe,
 	  "probe --peer ADDR[:PORT] [--test stream|maerts|rr|crr] [--duration S] [--warmup S]\n"
-	  "            [--flows N] [--msg-size B] [--sndbuf B] [--rcvbuf B] [--nodelay] [--cc NAME]\n"
-	  "            [--cpu L,R] [--iterations MIN,MAX] [--confidence LEVEL,WIDTH] [--bind-dev DEV]" },
+	  "            [--flows N] [--msg-size B] [--recv-size B] [--sndbuf B] [--rcvbuf B] [--nodelay]\n"
+	  "            [--cc NAME] [--cpu L,R] [--iterations MIN,MAX] [--confidence LEVEL,WIDTH]\n"
+	  "            [--bind-dev DEV]" },
 	{ "txlat", cmd_txlat, "txlat DEV [--duration S] [--load PROBE-ARGS | --load-cmd CMD] [--backend B]" },
 	{ "model", cmd_model, "model --rate RATE --tsq BYTES --tx-usecs US [--mtu N] [--gso-size B] [--rtt US]" },
 	{ "profile", cmd_profile, "profile list | show NAME | match DEV | apply DEV [NAME] | verify DEV [NAME]" },

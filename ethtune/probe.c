@@ -61,15 +61,22 @@ const char *probe_stop_name(enum probe_stop s)
 	}
 }
 
+uint32_t probe_msg_size(const struct probe_cfg *c)
+{
+	if (c->msg_size)
+		return c->msg_size;
+	return c->test == PROBE_RR || c->test == PROBE_CRR ? 1 : 128u << 10;
+}
+
 void probe_cfg_init(struct probe_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->port = PROBE_DEFAULT_PORT;
 	c->test = PROBE_STREAM;
 	c->duration_s = 10;
-	c->warmup_s = 2;
+	c->warmup_s = 1;
 	c->flows = 1;
-	c->msg_size = 128 << 10;
+	c->msg_size = 0; /* per test: see probe_msg_size() */
 	c->cpu_local = c->cpu_remote = -1;
 	c->iter_min = c->iter_max = 1;
 }
@@ -88,7 +95,10 @@ int probe_cfg_check(const struct probe_cfg *c, char *err, size_t errlen)
 	else if (c->flows < 1 || c->flows > PROBE_MAX_FLOWS)
 		snprintf(err, errlen, "flow count %u out of range 1..%d", c->flows,
 			 PROBE_MAX_FLOWS);
-	else if (c->msg_size < 1 || c->msg_size > PROBE_MAX_MSG)
+	else if (c->recv_size > PROBE_MAX_MSG)
+		snprintf(err, errlen, "receive size %u out of range 0..%u", c->recv_size,
+			 PROBE_MAX_MSG);
+	else if (c->msg_size > PROBE_MAX_MSG)
 		snprintf(err, errlen, "message size %u out of range 1..%u", c->msg_size,
 			 PROBE_MAX_MSG);
 	else if (c->sndbuf > PROBE_MAX_BUF || c->rcvbuf > PROBE_MAX_BUF)
@@ -252,6 +262,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	e.client = true;
 	e.flows = cfg->flows;
 	e.msg_size = cfg->msg_size;
+	e.recv_size = cfg->recv_size;
 	e.cpu = cfg->cpu_local;
 	e.duration_s = cfg->duration_s;
 	e.warmup_s = cfg->warmup_s;
@@ -275,6 +286,8 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 		      "nodelay", cfg->nodelay, "cc", cfg->cc, "cpu", cfg->cpu_remote, "duration_ms",
 		      (json_int_t)llround(cfg->duration_s * 1000), "warmup_ms",
 		      (json_int_t)llround(cfg->warmup_s * 1000), "cookie", (json_int_t)cookie);
+	if (cfg->recv_size)
+		json_object_set_new(m, "recv_size", json_integer(cfg->recv_size));
 	r = proto_send(ctl, m);
 	if (r)
 		goto ctl_fail;
@@ -396,6 +409,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	memset(res, 0, sizeof(*res));
 	if (probe_cfg_check(cfg, res->err, sizeof(res->err)))
 		return -EINVAL;
+	cfg->msg_size = probe_msg_size(cfg);
 	/* netperf: -i alone means -I 99,5; -I alone means -i 10,3 */
 	if (cfg->iter_max > 1 && !cfg->conf_level) {
 		cfg->conf_level = 99;

@@ -167,6 +167,10 @@ static void print_config(const struct probe_cfg *c)
 	}
 	print_uint(PRINT_ANY, "flows", "  flows %u", c->flows);
 	print_uint(PRINT_ANY, "msg-size", ", msg-size %u", c->msg_size);
+	if (c->recv_size)
+		print_uint(PRINT_ANY, "recv-size", ", recv-size %u", c->recv_size);
+	else
+		print_string(PRINT_ANY, "recv-size", ", recv-size %s", "auto");
 	print_float(PRINT_ANY, "duration", ", duration %g s", c->duration_s);
 	print_float(PRINT_ANY, "warmup", ", warmup %g s\n", c->warmup_s);
 	if (c->sndbuf)
@@ -395,6 +399,11 @@ int cmd_probe(int argc, char **argv)
 			if (parse_size(v, &u64) || u64 > PROBE_MAX_MSG || !u64)
 				BAD("size (1..16M)");
 			cfg.msg_size = u64;
+		} else if (!strcmp(o, "--recv-size")) {
+			NEED();
+			if (parse_size(v, &u64) || u64 > PROBE_MAX_MSG || !u64)
+				BAD("size (1..16M)");
+			cfg.recv_size = u64;
 		} else if (!strcmp(o, "--sndbuf")) {
 			NEED();
 			if (parse_buf(v, &cfg.sndbuf))
@@ -457,6 +466,7 @@ int cmd_probe(int argc, char **argv)
 		cfg.iter_min = 3;
 		cfg.iter_max = 10;
 	}
+	cfg.msg_size = probe_msg_size(&cfg);
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return EXIT_FAIL;

@@ -167,11 +167,11 @@ static void *w_rr_client(struct eng_flow *f, char *buf)
 {
 	struct eng *e = f->e;
 	size_t len = e->msg_size;
+	uint64_t t1 = now_ns(), t2;
 	int r;
 
+	/* one clock read per transaction: its end is the next one's start */
 	while (!LOAD(e->stop)) {
-		uint64_t t1 = now_ns(), t2;
-
 		r = send_full(f->fd, buf, len);
 		if (r) {
 			fail(f, "send", -r);
@@ -185,6 +185,7 @@ static void *w_rr_client(struct eng_flow *f, char *buf)
 		t2 = now_ns();
 		if (LOAD(e->measuring))
 			hist_add(f->hist, t2 - t1);
+		t1 = t2;
 		STORE(f->trans, f->trans + 1);
 	}
 	shutdown(f->fd, SHUT_WR);
@@ -292,9 +293,12 @@ static void *worker(void *arg)
 		CPU_SET(e->cpu, &set);
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
-	if ((e->test == PROBE_STREAM || e->test == PROBE_MAERTS) && !eng_is_sender(e) &&
-	    blen < RECV_BUF_MIN)
-		blen = RECV_BUF_MIN;
+	if ((e->test == PROBE_STREAM || e->test == PROBE_MAERTS) && !eng_is_sender(e)) {
+		if (e->recv_size)
+			blen = e->recv_size;
+		else if (blen < RECV_BUF_MIN)
+			blen = RECV_BUF_MIN;
+	}
 	buf = malloc(blen);
 	if (!buf) {
 		fail(f, "malloc", ENOMEM);
@@ -369,6 +373,7 @@ int eng_start(struct eng *e, char *err, size_t errlen)
 
 	STORE(e->stop, 0);
 	STORE(e->measuring, 0);
+	e->seen_ns = 0;
 	for (i = 0; i < e->flows; i++) {
 		r = pthread_create(&e->fl[i].th, NULL, worker, &e->fl[i]);
 		if (r) {
@@ -451,7 +456,7 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 		      size_t errlen)
 {
 	for (;;) {
-		uint64_t now = now_ns();
+		uint64_t now = now_ns(), sum;
 		struct pollfd p = {.fd = ctl_fd, .events = POLLIN};
 		int ms, r;
 
@@ -460,6 +465,15 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 			return -EIO;
 		if (now >= t)
 			return 0;
+		sum = counter_sum(e, false) + counter_sum(e, true);
+		if (sum != e->seen_sum || !e->seen_ns) {
+			e->seen_sum = sum;
+			e->seen_ns = now;
+		} else if (now - e->seen_ns > STALL_TIMEOUT_S * 1000000000ULL) {
+			snprintf(err, errlen, "no progress on any flow for %d s (peer silent?)",
+				 STALL_TIMEOUT_S);
+			return -ETIMEDOUT;
+		}
 		ms = (int)((t - now) / 1000000) + 1;
 		if (ms > 250)
 			ms = 250;

@@ -42,6 +42,7 @@ static const struct field f_setup[] = {
 	{"duration_ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL},
 	{"warmup_ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL},
 	{"cookie", F_INT, true, 0, 0xffffffffLL},
+	{"recv_size", F_INT, false, 0, PROBE_MAX_MSG},
 	{NULL}};
 static const struct field f_setup_ok[] = {{"data_port", F_INT, true, 1, 65535}, {NULL}};
 static const struct field f_none[] = {{NULL}};

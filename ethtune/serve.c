@@ -147,6 +147,7 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 	e.ctl_ends_window = true;
 	e.flows = json_integer_value(json_object_get(setup, "flows"));
 	e.msg_size = json_integer_value(json_object_get(setup, "msg_size"));
+	e.recv_size = json_integer_value(json_object_get(setup, "recv_size")); /* 0 if absent */
 	e.cpu = json_integer_value(json_object_get(setup, "cpu"));
 	e.duration_s = json_integer_value(json_object_get(setup, "duration_ms")) / 1000.0;
 	e.warmup_s = json_integer_value(json_object_get(setup, "warmup_ms")) / 1000.0;

@@ -244,7 +244,7 @@ static int read_maps(struct txlat_bpf *s, struct txlat_run *r)
 
 		if (bpf_map_lookup_elem(bpf_map__fd(s->maps.qstats), &q, buf)) {
 			ret = -errno;
-			break;
+			goto out;
 		}
 		for (c = 0; c < ncpu; c++) {
 			struct txlat_qstats *st = (void *)((char *)buf + c * ssz);
@@ -264,7 +264,7 @@ static int read_maps(struct txlat_bpf *s, struct txlat_run *r)
 
 			if (bpf_map_lookup_elem(bpf_map__fd(s->maps.hists), &key, buf)) {
 				ret = -errno;
-				break;
+				goto out;
 			}
 			for (c = 0; c < ncpu; c++) {
 				struct txlat_hist *h = (void *)((char *)buf + c * hsz);
@@ -275,6 +275,7 @@ static int read_maps(struct txlat_bpf *s, struct txlat_run *r)
 		}
 		sum_q(&r->total, tq);
 	}
+out:
 	free(buf);
 	return ret;
 }
@@ -874,10 +875,12 @@ static void txlat_report(struct txlat_run *r, const char *driver, const char *ki
 	print_irqs(r);
 }
 
-static int txlat_usage(void)
+/* One line: what is wrong, then the usage. */
+static int txlat_usage(const char *what, const char *arg)
 {
-	et_err("txlat: usage: ethtune txlat DEV [--duration S] [--load 'PROBE-ARGS'] "
-	       "[--load-cmd 'CMD'] [--backend btf|raw|tracepoint] [--json] [--netns NS]");
+	et_err("txlat: %s%s%s (usage: ethtune txlat DEV [--duration S] [--load 'PROBE-ARGS' | "
+	       "--load-cmd 'CMD'] [--backend btf|raw|tracepoint])",
+	       what, arg ? " " : "", arg ? arg : "");
 	return EXIT_USAGE;
 }
 
@@ -962,8 +965,7 @@ int cmd_txlat(int argc, char **argv)
 					r.load_argv[2] = argv[++i];
 			}
 		} else if (a[0] == '-') {
-			et_err("txlat: unknown option '%s'", a);
-			return txlat_usage();
+			return txlat_usage("unknown option", a);
 		} else if (r.dev) {
 			et_err("txlat: unexpected argument '%s' (one device at a time)", a);
 			return EXIT_USAGE;
@@ -972,8 +974,7 @@ int cmd_txlat(int argc, char **argv)
 		}
 	}
 	if (!r.dev) {
-		et_err("txlat: missing device");
-		return txlat_usage();
+		return txlat_usage("missing device", NULL);
 	}
 	r.duration_s = dur > 0 ? dur : (r.load_argv ? 0 : 5);
 	if (enter_netns_opt())

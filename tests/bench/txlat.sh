@@ -26,7 +26,7 @@ ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; 
 
 if "$ETHTUNE" help 2>/dev/null | grep -q "ethtune probe"; then
 	ip netns exec $B "$ETHTUNE" serve --port $PORT >/dev/null 2>&1 &
-	LOAD="$ETHTUNE --json probe --peer 198.18.78.2 --port $PORT --duration $SECS"
+	LOAD="$ETHTUNE --json probe --peer 198.18.78.2:$PORT --duration $SECS --warmup 1"
 	TOOL=probe
 else
 	ip netns exec $B iperf3 -s -p $PORT >/dev/null 2>&1 &
@@ -36,7 +36,7 @@ fi
 sleep 0.5
 OUT=$(mktemp -d)
 
-# Gbit/s from the load's JSON (iperf3: received sum; probe: first throughput-like number).
+# Gbit/s from the load's JSON (iperf3: received sum; probe: result.throughput-mbps).
 gbps() {
 	python3 - "$1" <<'PY'
 import json, sys
@@ -46,20 +46,10 @@ except Exception:
     print("nan"); sys.exit()
 if "end" in d:
     print(d["end"]["sum_received"]["bits_per_second"] / 1e9); sys.exit()
-def find(o):
-    if isinstance(o, dict):
-        for k, v in o.items():
-            if k in ("throughput_bps", "bits_per_second", "bps") and isinstance(v, (int, float)):
-                return v
-            r = find(v)
-            if r is not None:
-                return r
-    if isinstance(o, list):
-        for v in o:
-            r = find(v)
-            if r is not None:
-                return r
-print(find(d) / 1e9 if find(d) else "nan")
+try:
+    print(d["result"]["throughput-mbps"] / 1e3)
+except Exception:
+    print("nan")
 PY
 }
 

@@ -42,6 +42,9 @@ for rb in 8K 64K auto; do
 		"len(r['flow-mbps']) == 32 and r['throughput-mbps'] > 0 and min(r['flow-mbps']) >= 0" \
 		--test maerts --flows 32 --msg-size 256 --nodelay --rcvbuf $rb --sndbuf $rb --duration 1 --warmup 0.3
 done
+jcheck "seed 000 as netperf: 8K buffers and 8K receives" \
+	"len(r['flow-mbps']) == 32 and r['throughput-mbps'] > 0 and d['config']['recv-size'] == 8192" \
+	--test maerts --flows 32 --msg-size 256 --nodelay --rcvbuf 8K --sndbuf 8K --recv-size 8K --duration 1 --warmup 0.3
 jcheck "seed 004: 64 KB sends, cc reno" "r['throughput-mbps'] > 0" --msg-size 64K --cc reno --duration 1 --warmup 0.2
 jcheck "bind-dev: device counters of $PE_VA" "r['device-counters']['dev'] == '$PE_VA'" \
 	--bind-dev $PE_VA --duration 1 --warmup 0.2
@@ -51,8 +54,8 @@ jcheck "confidence: wide target stops as confidence-reached" \
 jcheck "confidence: impossible target stops as max-iterations" \
 	"r['confidence']['stop-reason'] == 'max-iterations' and len(r['iterations']) == 3 and r['confidence']['width-pct'] > 1e-6" \
 	--iterations 2,3 --confidence 99,0.000001 --duration 0.5 --warmup 0.1
-jcheck "json: config, kernel, sysctls, device snapshot" \
-	"d['config']['test'] == 'stream' and d['environment']['kernel'] and 'net.ipv4.tcp_rmem' in d['environment']['sysctls'] and d['environment']['device']['name'] == '$PE_VA'" \
+jcheck "json: config, kernel, sysctls, ethtune show state of the device" \
+	"d['config']['test'] == 'stream' and d['environment']['kernel'] and 'net.ipv4.tcp_rmem' in d['environment']['sysctls'] and d['environment']['device']['name'] == '$PE_VA' and d['environment']['device'].get('driver') == 'veth' and 'mtu' in d['environment']['device']['link']" \
 	--duration 0.5 --warmup 0.1
 out=$(P --duration 0.5 --warmup 0.1 2>&1)
 if [ "$(printf '%s\n' "$out" | head -1 | cut -d' ' -f1-2)" = "probe stream" ] && printf '%s\n' "$out" | grep -q '^throughput:'; then

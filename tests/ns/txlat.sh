@@ -61,6 +61,17 @@ else
 	ktap_fail "text report says receiver-side"; sed 's/^/# /' "$OUT/t.txt" | head -20
 fi
 
+# --load runs ethtune's own probe against an "ethtune serve" in the peer namespace
+ip netns exec $B "$ETHTUNE" serve --port $((PORT + 1)) >/dev/null 2>&1 &
+sleep 0.5
+"$ETHTUNE" --netns $A --json txlat txlns0 --load "--peer 198.18.79.2:$((PORT + 1)) --duration 2 --warmup 0" \
+	>"$OUT/p.json" 2>"$OUT/p.err"
+if jcheck "$OUT/p.json" 'd["load_exit"] == 0 and d["queues"][0]["xmit"] > 100'; then
+	ktap_ok "--load runs ethtune probe through the device"
+else
+	ktap_fail "--load runs ethtune probe through the device"; sed 's/^/# /' "$OUT/p.err" | head -5
+fi
+
 for b in raw tracepoint; do
 	# tracefs may get mounted by the tool: do it in a private mount namespace
 	unshare -m "$ETHTUNE" --netns $A --json txlat txlns0 --backend $b --load-cmd "$LOAD" \

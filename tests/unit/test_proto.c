@@ -76,6 +76,9 @@ static void test_malformed(void **state)
 	assert_int_equal(parse("{\"v\":1,\"type\":\"hello\"}"), -EPROTO);
 	assert_non_null(strstr(err, "lacks field 'version'"));
 	assert_int_equal(parse(SETUP(",\"bogus\":true")), -EPROTO);
+	assert_int_equal(parse(SETUP(",\"recv_size\":8192")), PM_SETUP);
+	assert_int_equal(parse(SETUP(",\"recv_size\":-1")), -EPROTO);
+	assert_int_equal(parse(SETUP(",\"recv_size\":1e3")), -EPROTO);
 	assert_int_equal(parse("{\"v\":1,\"type\":\"setup_ok\",\"data_port\":\"80\"}"), -EPROTO);
 	assert_non_null(strstr(err, "wrong type"));
 	assert_int_equal(parse("{\"v\":1,\"type\":\"result\",\"elapsed_ns\":1,\"cpu_util\":1,"

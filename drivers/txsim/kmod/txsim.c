@@ -213,31 +213,36 @@ static void txsim_irq_locked(struct txsim_priv *p)
 	napi_schedule(&p->tx_napi);
 }
 
-static enum hrtimer_restart txsim_done_timer(struct hrtimer *t)
+/* Hardware progress: frames whose DMA is done by @now complete, and the interrupt logic runs. */
+static void txsim_progress_locked(struct txsim_priv *p, u64 now)
 {
-	struct txsim_priv *p = container_of(t, struct txsim_priv, t_done);
-	unsigned long flags;
 	u32 n = 0;
-	u64 now;
 
-	spin_lock_irqsave(&p->lock, flags);
-	now = now_ns();
 	while (p->done != p->prod && p->ring[p->done % p->ring_size].t_done <= now) {
 		p->done++;
 		n++;
 	}
-	if (n && p->hw_on) {
-		if (!p->pending)
-			p->first_pending_ns = now;
-		p->pending += n;
-		if (!p->tx_usecs || (p->tx_frames && p->pending >= p->tx_frames)) {
-			txsim_irq_locked(p);
-		} else if (p->cqe_mode || !p->coal_armed) {
-			/* CQE mode restarts the timer on every completion, EQE mode at the first */
-			p->coal_armed = true;
-			arm(&p->t_coal, now + (u64)p->tx_usecs * NSEC_PER_USEC);
-		}
+	if (!n || !p->hw_on)
+		return;
+	if (!p->pending)
+		p->first_pending_ns = now;
+	p->pending += n;
+	if (!p->tx_usecs || (p->tx_frames && p->pending >= p->tx_frames)) {
+		txsim_irq_locked(p);
+	} else if (p->cqe_mode || !p->coal_armed) {
+		/* CQE mode restarts the timer on every completion, EQE mode at the first */
+		p->coal_armed = true;
+		arm(&p->t_coal, now + (u64)p->tx_usecs * NSEC_PER_USEC);
 	}
+}
+
+static enum hrtimer_restart txsim_done_timer(struct hrtimer *t)
+{
+	struct txsim_priv *p = container_of(t, struct txsim_priv, t_done);
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	txsim_progress_locked(p, now_ns());
 	if (p->done != p->prod && p->hw_on)
 		arm(&p->t_done, p->ring[p->done % p->ring_size].t_done);
 	spin_unlock_irqrestore(&p->lock, flags);
@@ -306,6 +311,11 @@ static int txsim_rx_poll(struct napi_struct *napi, int budget)
 	struct sk_buff *skb;
 	int n = 0;
 
+	if (q->done != q->prod) {	/* our own TX progress, as in txsim_xmit() */
+		spin_lock_irq(&q->lock);
+		txsim_progress_locked(q, now_ns());
+		spin_unlock_irq(&q->lock);
+	}
 	while (n < budget && (skb = skb_dequeue(&q->rxq))) {
 		unsigned int len = skb->len;
 
@@ -410,16 +420,29 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 		d->t_done = max(d->t_done, prev->t_done);
 	}
 	d->segs = segs;
-	if (p->prod++ == p->done)
-		arm(&p->t_done, d->t_done);
-	netdev_tx_sent_queue(netdev_get_tx_queue(dev, 0), skb->len);
+	netdev_tx_sent_queue(netdev_get_tx_queue(dev, 0), skb->len);	/* before any completion */
+	p->prod++;
+	/*
+	 * Catch up on hardware progress whenever the driver runs, so a late timer (an emulated
+	 * guest is often descheduled) never delays a completion past the time it is due.
+	 */
+	txsim_progress_locked(p, now);
+	if (p->done != p->prod && !hrtimer_active(&p->t_done))
+		arm(&p->t_done, p->ring[p->done % p->ring_size].t_done);
+	/*
+	 * tx-usecs 0 means an instant completion: free what is signalled right here rather than
+	 * after a softirq round trip, which under emulation would add a millisecond of its own.
+	 */
+	if (!p->tx_usecs && !(p->pflags & BIT(TXSIM_PF_NEXT_XMIT)))
+		txsim_clean_locked(p, p->sig, &list);
 	if (p->prod - p->cons >= p->ring_size) {
 		netif_stop_queue(dev);
 		p->st.tx_ring_full++;
 	}
 
 	if (likely(clone)) {
-		TXSIM_CB(clone)->deliver_ns = d->t_done + (u64)p->delay_us * NSEC_PER_USEC;
+		/* the peer has the frame once its last bit is serialized and has crossed the wire */
+		TXSIM_CB(clone)->deliver_ns = p->wire_free_ns + (u64)READ_ONCE(p->delay_us) * NSEC_PER_USEC;
 		if (skb_queue_empty(&p->wire))
 			arm(&p->t_wire, TXSIM_CB(clone)->deliver_ns);
 		__skb_queue_tail(&p->wire, clone);
