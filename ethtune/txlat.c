@@ -27,12 +27,12 @@
 #include "txlat.h"
 #include "txlat.skel.h"
 
-#define TXLAT_MAX_BQL 64
+#define TXLAT_MAX_BQL  64
 #define TXLAT_MAX_IRQS 256
-#define SAMPLE_MS 100
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define SAMPLE_MS      100
+#define MIN(a, b)      ((a) < (b) ? (a) : (b))
 
-enum txlat_hook { HOOK_XMIT, HOOK_CONSUME, HOOK_KFREE, HOOK_WFREE, NHOOKS };
+enum txlat_hook { HOOK_XMIT, HOOK_CONSUME, HOOK_KFREE, HOOK_WFREE, HOOK_PEER, NHOOKS };
 
 /* A way to attach the same handlers. prog() returns NULL for a hook the backend lacks;
  * prepare is NULL when the backend needs nothing from the environment. */
@@ -45,21 +45,21 @@ struct txlat_ops {
 static struct bpf_program *btf_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
 	struct bpf_program *p[] = { s->progs.btf_xmit, s->progs.btf_consume, s->progs.btf_kfree,
-				    s->progs.btf_wfree };
+				    s->progs.btf_wfree, s->progs.btf_peer };
 	return p[h];
 }
 
 static struct bpf_program *raw_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
 	struct bpf_program *p[] = { s->progs.raw_xmit, s->progs.raw_consume, s->progs.raw_kfree,
-				    NULL };
+				    NULL, s->progs.raw_peer };
 	return p[h];
 }
 
 static struct bpf_program *tp_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
-	struct bpf_program *p[] = { s->progs.tp_xmit, s->progs.tp_consume, s->progs.tp_kfree,
-				    NULL };
+	struct bpf_program *p[] = { s->progs.tp_xmit, s->progs.tp_consume, s->progs.tp_kfree, NULL,
+				    s->progs.tp_peer };
 	return p[h];
 }
 
@@ -73,11 +73,12 @@ static int tracefs_prepare(char *why, size_t len)
 	    access("/sys/kernel/tracing/events/net", F_OK)) {
 		int err = -errno;
 
-		snprintf(why, len,
-			 "backend 'tracepoint' needs tracefs, which is not mounted and could not be "
-			 "mounted (%s); run 'mount -t tracefs nodev /sys/kernel/tracing' or use "
-			 "--backend btf|raw",
-			 strerror(-err));
+		snprintf(
+			why, len,
+			"backend 'tracepoint' needs tracefs, which is not mounted and could not be "
+			"mounted (%s); run 'mount -t tracefs nodev /sys/kernel/tracing' or use "
+			"--backend btf|raw",
+			strerror(-err));
 		return err ? err : -ENOENT;
 	}
 	return 0;
@@ -108,11 +109,13 @@ struct txlat_run {
 	double duration_s;	/* 0: until the load ends */
 	char **load_argv;	/* NULL: no load */
 	const char *backend;	/* NULL: first that loads */
+	const char *completion; /* driver, receiver (veth, loopback) or reader (tun) */
+	bool peer;		/* time the peer's receive of the same skb */
 	/* results */
 	const struct txlat_ops *ops;
 	bool wfree_hooked, ksyms_ok;
 	double elapsed_s;
-	int load_status;	/* wait status of the load, -1 none */
+	int load_status; /* wait status of the load, -1 none */
 	struct txlat_q q[TXLAT_MAX_QUEUES], total;
 	unsigned int nbql;
 	struct bql_sample bql[TXLAT_MAX_BQL];
@@ -121,7 +124,8 @@ struct txlat_run {
 	bool irq_tx[TXLAT_MAX_IRQS];
 	uint64_t irq0, irq1, txirq0, txirq1;
 	int64_t unmatched;
-	char why[256];		/* why tracing could not start, "" if only errno says */
+	uint64_t bpf_run_ns, bpf_runs; /* cost of the programs (BPF_ENABLE_STATS), 0 unknown */
+	char why[256];		       /* why tracing could not start, "" if only errno says */
 };
 
 static volatile sig_atomic_t txlat_stop;
@@ -303,11 +307,11 @@ static int txlat_attach(struct txlat_run *r, const struct txlat_ops *ops, bool w
 	s->rodata->addr_tcp_wfree = tw;
 	s->rodata->addr_sock_wfree = sw;
 	s->rodata->addr___sock_wfree = __sw;
-	bpf_object__for_each_program(p, s->obj)
+	for (p = bpf_object__next_program(s->obj, NULL); p; p = bpf_object__next_program(s->obj, p))
 		bpf_program__set_autoload(p, false);
 	for (h = 0; h < NHOOKS; h++) {
 		p = ops->prog(s, h);
-		if (p && (h != HOOK_WFREE || wfree))
+		if (p && (h != HOOK_WFREE || wfree) && (h != HOOK_PEER || r->peer))
 			bpf_program__set_autoload(p, true);
 	}
 	ret = txlat_bpf__load(s);
@@ -324,39 +328,42 @@ static int txlat_attach(struct txlat_run *r, const struct txlat_ops *ops, bool w
 	return 0;
 }
 
-/* Try the requested backend, or each in turn (with tcp_wfree timing first, then without). */
+/* Try the requested backend, or each in turn (with tcp_wfree timing first, then without). The
+ * error reported is the first backend's without fentry: fentry fails on kernels without
+ * trampolines, which says nothing about the rest. */
 static int txlat_open(struct txlat_run *r, struct txlat_bpf **out)
 {
+	struct txlat_bpf *probe = txlat_bpf__open();
 	int ret = -ENOENT, first = 0;
 	size_t i;
 
+	if (!probe)
+		return errno ? -errno : -EINVAL;
 	for (i = 0; i < N_BACKENDS; i++) {
 		const struct txlat_ops *ops = &txlat_backends[i];
-		struct txlat_bpf *probe = txlat_bpf__open();
-		bool has_wfree = probe && ops->prog(probe, HOOK_WFREE);
 
-		txlat_bpf__destroy(probe);
 		if (r->backend && strcmp(r->backend, ops->name))
 			continue;
-		if (has_wfree) {
+		if (ops->prog(probe, HOOK_WFREE)) {
 			ret = txlat_attach(r, ops, true, out);
 			if (!ret)
-				return 0;
+				break;
 			if (et_opts.verbose)
-				et_info("txlat: backend %s with fentry/tcp_wfree: %s (trying without)",
+				et_info("txlat: backend %s with fentry/tcp_wfree: %s (trying "
+					"without)",
 					ops->name, strerror(-ret));
-			first = first ? first : ret;
 		}
 		ret = txlat_attach(r, ops, false, out);
 		if (!ret)
-			return 0;
+			break;
 		if (et_opts.verbose)
 			et_info("txlat: backend %s: %s", ops->name, strerror(-ret));
 		first = first ? first : ret;
 		if (ret == -EPERM || r->backend)
-			return ret;
+			break;
 	}
-	return first ? first : ret;
+	txlat_bpf__destroy(probe);
+	return ret ? (first ? first : ret) : 0;
 }
 
 /* IRQs of the device: /proc/interrupts names containing DEV, and the device's MSI vectors. */
@@ -457,12 +464,12 @@ static void bql_sample(struct txlat_run *r)
 		char path[256];
 		uint64_t in, lim;
 
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/inflight",
-			 r->dev, q);
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/inflight", r->dev, q);
 		if (read_file_u64(path, &in))
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/limit",
-			 r->dev, q);
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/limit", r->dev, q);
 		if (read_file_u64(path, &lim))
 			continue;
 		if (!b->n) {
@@ -513,6 +520,23 @@ static pid_t start_load(char **argv)
 	_exit(127);
 }
 
+/* What the programs cost: their run time and runs, as the kernel counted them. */
+static void bpf_cost(struct txlat_bpf *s, struct txlat_run *r)
+{
+	struct bpf_program *p;
+
+	for (p = bpf_object__next_program(s->obj, NULL); p; p = bpf_object__next_program(s->obj, p)) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_program__fd(p) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			continue;
+		r->bpf_run_ns += info.run_time_ns;
+		r->bpf_runs += info.run_cnt;
+	}
+}
+
 /* Trace while the load (if any) runs and for duration_s; samples BQL and IRQs meanwhile. */
 static int txlat_trace(struct txlat_run *r)
 {
@@ -520,11 +544,13 @@ static int txlat_trace(struct txlat_run *r)
 	struct sigaction sa = { .sa_handler = on_signal };
 	pid_t child = -1;
 	double t0, end;
-	int ret;
+	int ret, stats_fd;
 
 	ret = txlat_open(r, &s);
 	if (ret)
 		return ret;
+	/* Run-time accounting of BPF programs, while stats_fd is open (needs CAP_SYS_ADMIN). */
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	irq_find(r);
@@ -559,6 +585,10 @@ static int txlat_trace(struct txlat_run *r)
 	irq_count(r, &r->irq1, &r->txirq1);
 	/* Stop tracing before reading, so that the counts are consistent. */
 	txlat_bpf__detach(s);
+	if (stats_fd >= 0) {
+		bpf_cost(s, r);
+		close(stats_fd);
+	}
 	ret = read_maps(s, r);
 	txlat_bpf__destroy(s);
 	if (child > 0) {
@@ -651,7 +681,8 @@ static void print_queue(const struct txlat_q *q, int idx, bool hist, const char 
 	print_uint(PRINT_JSON, "consumed", NULL, c[TXLAT_C_CONSUMED]);
 	print_uint(PRINT_JSON, "kfreed", NULL, c[TXLAT_C_KFREED]);
 	print_uint(PRINT_JSON, "bytes", NULL, c[TXLAT_C_XMIT_BYTES]);
-	print_quantiles(&q->h[TXLAT_H_FREE], q->st.max_ns[TXLAT_H_FREE], q->st.sum_ns[TXLAT_H_FREE]);
+	print_quantiles(&q->h[TXLAT_H_FREE], q->st.max_ns[TXLAT_H_FREE],
+			q->st.sum_ns[TXLAT_H_FREE]);
 	print_nl();
 	if (hist)
 		print_log2(&q->h[TXLAT_H_FREE]);
@@ -677,7 +708,7 @@ static const char *completion_kind(const char *kind, const char *driver, const c
 static void print_coalesce(const char *dev)
 {
 	static const char *const keys[] = { "tx-usecs", "tx-frames", "tx-usecs-irq",
-					     "tx-frames-irq", "adaptive-tx" };
+					    "tx-frames-irq", "adaptive-tx" };
 	struct et_vals v;
 	struct nl_sock eth;
 	bool ok;
@@ -732,8 +763,10 @@ static void print_tcp(const struct txlat_run *r, const char *completion)
 	print_uint(PRINT_ANY, "sock_wfree_at_xmit", " %llu sock_wfree (ACK/RST),",
 		   c[TXLAT_C_TCP_SOCKWFREE]);
 	print_uint(PRINT_ANY, "other_owner_at_xmit", " %llu other\n", c[TXLAT_C_TCP_OTHER]);
-	print_uint(PRINT_ANY, "owned_until_free", "     at free %llu still owned (the free released "
-		   "the socket's memory),", owned);
+	print_uint(PRINT_ANY, "owned_until_free",
+		   "     at free %llu still owned (the free released "
+		   "the socket's memory),",
+		   owned);
 	print_uint(PRINT_ANY, "orphaned_after_xmit", " %llu orphaned after xmit\n",
 		   c[TXLAT_C_TCP_ORPHANED]);
 	if (r->wfree_hooked)
@@ -741,7 +774,8 @@ static void print_tcp(const struct txlat_run *r, const char *completion)
 			   "     tcp_wfree before the free (skb_orphan): %llu\n",
 			   c[TXLAT_C_WFREE_EARLY]);
 	else
-		print_na("wfree_before_free", "     tcp_wfree before the free: %s (no fentry on this "
+		print_na("wfree_before_free",
+			 "     tcp_wfree before the free: %s (no fentry on this "
 			 "kernel; only skbs still owned at free are timed below)\n");
 	open_json_object("wfree");
 	print_uint(PRINT_ANY, "count", "     xmit -> tcp_wfree: %llu skbs,",
@@ -815,9 +849,23 @@ static void print_irqs(const struct txlat_run *r)
 	close_json_object();
 }
 
+static void print_peer(const struct txlat_run *r)
+{
+	const struct txlat_hist *h = &r->total.h[TXLAT_H_PEER];
+
+	open_json_object("peer_rx");
+	print_uint(PRINT_ANY, "count", "xmit -> peer receive (netif_receive_skb): %llu skbs,",
+		   txlat_hist_count(h));
+	print_quantiles(h, r->total.st.max_ns[TXLAT_H_PEER], r->total.st.sum_ns[TXLAT_H_PEER]);
+	print_nl();
+	if (et_opts.verbose)
+		print_log2(h);
+	close_json_object();
+}
+
 static void txlat_report(struct txlat_run *r, const char *driver, const char *kind)
 {
-	const char *completion = completion_kind(kind, driver, r->dev);
+	const char *completion = r->completion;
 	const __u64 *c = r->total.st.c;
 	unsigned int q, active = 0;
 	int64_t unmatched;
@@ -832,7 +880,9 @@ static void txlat_report(struct txlat_run *r, const char *driver, const char *ki
 	if (!strcmp(completion, "receiver"))
 		print_text("-side: %s hands each skb to its peer, so the \"free\" is the receiver "
 			   "consuming it, not a TX completion\n",
-			   driver[0] ? driver : kind);
+			   driver[0] ? driver
+			   : kind[0] ? kind
+				     : "loopback");
 	else if (!strcmp(completion, "reader"))
 		print_text(": the skb is freed when the reader of the tun/tap device takes it\n");
 	else
@@ -870,9 +920,22 @@ static void txlat_report(struct txlat_run *r, const char *driver, const char *ki
 	print_uint(PRINT_ANY, "reused", "; address reused before a traced free %llu",
 		   c[TXLAT_C_REXMIT]);
 	print_uint(PRINT_ANY, "stale", "; stale %llu\n", c[TXLAT_C_STALE]);
+	if (r->peer)
+		print_peer(r);
 	print_tcp(r, completion);
 	print_bql(r);
 	print_irqs(r);
+	open_json_object("bpf");
+	if (r->bpf_runs && r->elapsed_s > 0) {
+		print_uint(PRINT_ANY, "runs", "bpf: %llu program runs", r->bpf_runs);
+		print_float(PRINT_ANY, "ns_per_run", ", %.0f ns each",
+			    (double)r->bpf_run_ns / r->bpf_runs);
+		print_float(PRINT_ANY, "cpu_pct", ", %.3f%% of one CPU\n",
+			    r->bpf_run_ns / r->elapsed_s / 1e7);
+	} else {
+		print_na("runs", "bpf: cost %s (no BPF run-time statistics)\n");
+	}
+	close_json_object();
 }
 
 /* One line: what is wrong, then the usage. */
@@ -932,7 +995,8 @@ int cmd_txlat(int argc, char **argv)
 
 				dur = strtod(argv[++i], &end);
 				if (*end || end == argv[i] || !(dur > 0) || dur > 86400) {
-					et_err("txlat: invalid --duration '%s' (seconds, > 0)", argv[i]);
+					et_err("txlat: invalid --duration '%s' (seconds, > 0)",
+					       argv[i]);
 					return EXIT_USAGE;
 				}
 			} else if (!strcmp(a, "--backend")) {
@@ -943,7 +1007,8 @@ int cmd_txlat(int argc, char **argv)
 					if (!strcmp(r.backend, txlat_backends[b].name))
 						break;
 				if (b == N_BACKENDS) {
-					et_err("txlat: unknown --backend '%s' (btf, raw, tracepoint)",
+					et_err("txlat: unknown --backend '%s' (btf, raw, "
+					       "tracepoint)",
 					       r.backend);
 					return EXIT_USAGE;
 				}
@@ -1010,6 +1075,8 @@ int cmd_txlat(int argc, char **argv)
 		nl_close(&ns);
 	}
 	bql_count_queues(&r);
+	r.completion = completion_kind(l.kind, d.driver, r.dev);
+	r.peer = !strcmp(r.completion, "receiver");
 	ret = txlat_trace(&r);
 	if (ret == -EPERM || ret == -EACCES) {
 		et_err("txlat: the kernel refused the BPF programs (%s); needs root (CAP_BPF and "

@@ -7,9 +7,9 @@
 #include <bpf/bpf_endian.h>
 #include "txlat.h"
 
-#define ETH_P_IP 0x0800
+#define ETH_P_IP   0x0800
 #define ETH_P_IPV6 0x86DD
-#define PROTO_TCP 6
+#define PROTO_TCP  6
 
 /* Set by user space before load. */
 const volatile int targ_ifindex = 0;
@@ -36,7 +36,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TXLAT_MAX_QUEUES * TXLAT_H_NKINDS);
+	__uint(max_entries, TXLAT_MAX_QUEUES *TXLAT_H_NKINDS);
 	__type(key, __u32);
 	__type(value, struct txlat_hist);
 } hists SEC(".maps");
@@ -64,12 +64,12 @@ static __always_inline void record(struct txlat_qstats *st, __u32 q, __u32 kind,
 
 	/* Hide the clamp inside txlat_bucket() from the compiler so that the verifier sees one. */
 	asm volatile("" : "+r"(idx));
-	if (!h || idx >= TXLAT_NBUCKETS)
+	if (!h || idx >= TXLAT_NBUCKETS || kind >= TXLAT_H_NKINDS)
 		return;
 	h->slot[idx]++;
-	st->sum_ns[kind & 1] += ns;
-	if (ns > st->max_ns[kind & 1])
-		st->max_ns[kind & 1] = ns;
+	st->sum_ns[kind] += ns;
+	if (ns > st->max_ns[kind])
+		st->max_ns[kind] = ns;
 }
 
 static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -112,9 +112,10 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
 			st->c[TXLAT_C_TCP_OTHER]++;
 		}
 	}
-	if (bpf_map_lookup_elem(&inflight, &key))
+	if (bpf_map_update_elem(&inflight, &key, &e, BPF_NOEXIST)) {
 		st->c[TXLAT_C_REXMIT]++;
-	bpf_map_update_elem(&inflight, &key, &e, BPF_ANY);
+		bpf_map_update_elem(&inflight, &key, &e, BPF_ANY);
+	}
 	return 0;
 }
 
@@ -123,15 +124,16 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
  * per-CPU defer list. */
 static __always_inline int on_free(struct sk_buff *skb, __u32 ctr)
 {
-	__u64 key = (__u64)skb, now = bpf_ktime_get_ns(), ns, head;
+	__u64 key = (__u64)skb, ns, head;
 	struct txlat_qstats *st;
 	struct txlat_skb *e;
 	__u32 q, flags;
 
+	/* Runs for every skb freed on the machine: a miss must stay cheap. */
 	e = bpf_map_lookup_elem(&inflight, &key);
 	if (!e)
 		return 0;
-	ns = now - e->ts;
+	ns = bpf_ktime_get_ns() - e->ts;
 	q = e->queue;
 	flags = e->flags;
 	head = e->head;
@@ -183,6 +185,30 @@ static __always_inline int on_wfree(struct sk_buff *skb)
 	return 0;
 }
 
+/* veth and loopback hand the skb itself to the receiving stack: time its arrival there (the
+ * peer's ip_rcv orphans it right after), since the receiver often frees it untraced. */
+static __always_inline int on_peer_rx(struct sk_buff *skb)
+{
+	__u64 key = (__u64)skb;
+	struct txlat_qstats *st;
+	struct txlat_skb *e;
+	__u32 q;
+
+	e = bpf_map_lookup_elem(&inflight, &key);
+	if (!e || (e->flags & TXLAT_F_PEER_DONE))
+		return 0;
+	e->flags |= TXLAT_F_PEER_DONE;
+	q = e->queue;
+	if (q >= TXLAT_MAX_QUEUES)
+		return 0;
+	st = bpf_map_lookup_elem(&qstats, &q);
+	if (!st)
+		return 0;
+	st->c[TXLAT_C_PEER]++;
+	record(st, q, TXLAT_H_PEER, bpf_ktime_get_ns() - e->ts);
+	return 0;
+}
+
 /* Backend "btf": BTF-typed tracepoints and fentry (kernel >= 5.5 with BTF). */
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(btf_xmit, struct sk_buff *skb, struct net_device *dev)
@@ -200,6 +226,12 @@ SEC("tp_btf/kfree_skb")
 int BPF_PROG(btf_kfree, struct sk_buff *skb)
 {
 	return on_free(skb, TXLAT_C_KFREED);
+}
+
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(btf_peer, struct sk_buff *skb)
+{
+	return on_peer_rx(skb);
 }
 
 SEC("fentry/tcp_wfree")
@@ -227,6 +259,12 @@ int BPF_PROG(raw_kfree, struct sk_buff *skb)
 	return on_free(skb, TXLAT_C_KFREED);
 }
 
+SEC("raw_tp/netif_receive_skb")
+int BPF_PROG(raw_peer, struct sk_buff *skb)
+{
+	return on_peer_rx(skb);
+}
+
 /* Backend "tracepoint": perf tracepoints, which need tracefs to resolve their ids. */
 SEC("tp/net/net_dev_start_xmit")
 int tp_xmit(struct trace_event_raw_net_dev_start_xmit *ctx)
@@ -244,6 +282,12 @@ SEC("tp/skb/kfree_skb")
 int tp_kfree(struct trace_event_raw_kfree_skb *ctx)
 {
 	return on_free((struct sk_buff *)ctx->skbaddr, TXLAT_C_KFREED);
+}
+
+SEC("tp/net/netif_receive_skb")
+int tp_peer(struct trace_event_raw_net_dev_template *ctx)
+{
+	return on_peer_rx((struct sk_buff *)ctx->skbaddr);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -8,32 +8,34 @@
 /* Log-linear buckets of nanoseconds: values below 16 exactly, then every power of two split
  * into 16 linear steps (relative width <= 6.25%), up to 2^43 ns. */
 #define TXLAT_SUB_BITS 4
-#define TXLAT_SUB (1 << TXLAT_SUB_BITS)
+#define TXLAT_SUB      (1 << TXLAT_SUB_BITS)
 #define TXLAT_NBUCKETS 640
 
 /* Which latency a histogram holds. */
 enum txlat_hist_kind {
 	TXLAT_H_FREE,  /* driver xmit -> skb free (consume_skb / kfree_skb) */
 	TXLAT_H_WFREE, /* driver xmit -> tcp_wfree (socket write memory released) */
+	TXLAT_H_PEER,  /* driver xmit -> the same skb received by the peer (veth, loopback) */
 	TXLAT_H_NKINDS,
 };
 
 /* Per-queue counters (per CPU in the kernel, summed by user space). */
 enum txlat_ctr {
-	TXLAT_C_XMIT,		/* skbs handed to the driver */
+	TXLAT_C_XMIT, /* skbs handed to the driver */
 	TXLAT_C_XMIT_BYTES,
-	TXLAT_C_REXMIT,		/* xmit of a tracked address: requeue, or a free we did not see */
-	TXLAT_C_CONSUMED,	/* freed through consume_skb */
-	TXLAT_C_KFREED,		/* freed through kfree_skb (drops, and drivers using dev_kfree_skb_any) */
-	TXLAT_C_STALE,		/* free of a reused skb address whose data differs: not counted */
-	TXLAT_C_TCP,		/* TCP skbs (by header) */
-	TXLAT_C_TCP_NOSK,	/* ...with no owning socket at xmit: orphaned before the driver */
+	TXLAT_C_REXMIT,	  /* xmit of a tracked address: requeue, or a free we did not see */
+	TXLAT_C_CONSUMED, /* freed through consume_skb */
+	TXLAT_C_KFREED,	  /* freed through kfree_skb (drops, and drivers using dev_kfree_skb_any) */
+	TXLAT_C_STALE,	  /* free of a reused skb address whose data differs: not counted */
+	TXLAT_C_TCP,	  /* TCP skbs (by header) */
+	TXLAT_C_TCP_NOSK, /* ...with no owning socket at xmit: orphaned before the driver */
 	TXLAT_C_TCP_WFREE,	/* ...owned with destructor tcp_wfree at xmit (TSQ sees the free) */
 	TXLAT_C_TCP_SOCKWFREE,	/* ...owned with sock_wfree/__sock_wfree (pure ACKs, RST) */
 	TXLAT_C_TCP_OTHER,	/* ...owned with another destructor */
 	TXLAT_C_TCP_OWNED_FREE, /* tcp_wfree at xmit and still at free: released by the free */
 	TXLAT_C_TCP_ORPHANED,	/* tcp_wfree at xmit, gone at free: orphaned after xmit */
 	TXLAT_C_WFREE_EARLY,	/* tcp_wfree ran before the free (fentry) */
+	TXLAT_C_PEER, /* received by the peer (netif_receive_skb), receiver-side devices */
 	TXLAT_C_NCTR,
 };
 
@@ -48,9 +50,10 @@ struct txlat_hist {
 };
 
 /* State of one skb between xmit and free, keyed by its address. */
-#define TXLAT_F_TCP 1
-#define TXLAT_F_WFREE 2	     /* destructor tcp_wfree at xmit */
+#define TXLAT_F_TCP	   1
+#define TXLAT_F_WFREE	   2 /* destructor tcp_wfree at xmit */
 #define TXLAT_F_WFREE_DONE 4 /* tcp_wfree already ran */
+#define TXLAT_F_PEER_DONE  8 /* the peer received it */
 struct txlat_skb {
 	__u64 ts;
 	__u64 head; /* skb->head at xmit: tells a reused skb address from the same skb */

@@ -53,6 +53,10 @@ struct trace_event_raw_kfree_skb {
 	void *skbaddr;
 };
 
+struct trace_event_raw_net_dev_template {
+	void *skbaddr;
+};
+
 #pragma clang attribute pop
 
 #endif

@@ -29,7 +29,8 @@ static void test_buckets(void **state)
 		prev = b;
 	}
 	for (i = 1; i < TXLAT_NBUCKETS; i++)
-		assert_int_equal(txlat_bucket_lo(i), txlat_bucket_lo(i - 1) + txlat_bucket_width(i - 1));
+		assert_int_equal(txlat_bucket_lo(i),
+				 txlat_bucket_lo(i - 1) + txlat_bucket_width(i - 1));
 	assert_int_equal(txlat_bucket(~0ULL), TXLAT_NBUCKETS - 1);
 	assert_int_equal(txlat_log2(1), 0);
 	assert_int_equal(txlat_log2(1ULL << 40), 40);

@@ -4,6 +4,7 @@
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <uapi/linux/ethtool_netlink.h>
 #include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/skbuff.h>
@@ -754,9 +755,16 @@ static void txsim_get_ethtool_stats(struct net_device *dev, struct ethtool_stats
 	spin_unlock_irqrestore(&p->lock, flags);
 }
 
+/*
+ * The netlink core checks a coalescing attribute against BIT(attr - ETHTOOL_A_COALESCE_RX_USECS);
+ * on 6.1 that bit for USE_CQE_MODE_TX is the one named ETHTOOL_COALESCE_USE_CQE_RX, so derive it
+ * from the attribute to get cqe-mode-tx (and not cqe-mode-rx) on every kernel.
+ */
+#define TXSIM_COALESCE_CQE_TX BIT(ETHTOOL_A_COALESCE_USE_CQE_MODE_TX - ETHTOOL_A_COALESCE_RX_USECS)
+
 static const struct ethtool_ops txsim_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_TX_USECS | ETHTOOL_COALESCE_TX_MAX_FRAMES |
-				     ETHTOOL_COALESCE_USE_CQE_TX,
+				     TXSIM_COALESCE_CQE_TX,
 	.get_drvinfo = txsim_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_link_ksettings = txsim_get_link_ksettings,

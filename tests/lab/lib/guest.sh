@@ -31,7 +31,8 @@ lab_unsplit() {
 	return 0
 }
 
-# lab_iperf SECONDS [iperf3 client options...]: one flow lab-a -> lab-b; prints Mbit/s received.
+# lab_iperf SECONDS [iperf3 client options...]: one flow lab-a -> lab-b; prints Mbit/s received
+# (TCP) or sent (UDP).
 lab_iperf() {
 	local t=$1 out; shift
 	ip netns exec $LAB_NS_B iperf3 -s -1 -D -B 198.18.${LAB_SUBNET:-0}.2 >/dev/null 2>&1
@@ -41,7 +42,8 @@ lab_iperf() {
 import json, sys
 try:
     j = json.load(sys.stdin)
-    print("%.1f" % (j["end"]["sum_received"]["bits_per_second"] / 1e6))
+    e = j["end"]
+    print("%.1f" % (e.get("sum_received", e.get("sum", {}))["bits_per_second"] / 1e6))
 except Exception as e:
     print("iperf3 failed: %s" % e, file=sys.stderr); sys.exit(1)'
 }
@@ -49,4 +51,17 @@ except Exception as e:
 # lab_dmesg_bad: prints kernel log lines that mean a driver bug (WARNING, BUG, leaks, lockdep).
 lab_dmesg_bad() {
 	dmesg | grep -E 'WARNING:|BUG:|BUG |kmemleak|Oops|general protection|unreferenced object|refcount_t|inconsistent lock|possible recursive locking|circular locking|unregister_netdevice: waiting' 
+}
+
+# lab_txsim_ko: path of the txsim.ko this boot loaded (from the build directory on the host root).
+lab_txsim_ko() {
+	local o
+	o=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^lab\.o=//p')
+	echo "${o:-/work/main/build}/lab/txsim.ko"
+}
+
+# lab_stat DEV NAME [NETNS]: one ethtool -S counter
+lab_stat() {
+	if [ -n "${3:-}" ]; then ip netns exec "$3" ethtool -S "$1"; else ethtool -S "$1"; fi |
+		awk -v k="$2:" '$1 == k {print $2}'
 }
