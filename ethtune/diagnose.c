@@ -43,6 +43,9 @@ static bool software_kind(const char *kind, const char *driver)
 
 struct diag {
 	char driver[32], kind[32];
+	int speed;		/* Mb/s, -1 unknown */
+	double ser_us;		/* serialization of an average skb at that speed */
+	double d_txlat_us;	/* xmit-to-free median beyond serialization (NaN: no txlat) */
 	uint32_t mtu, max_mtu, gso;
 	struct et_vals coal;
 	bool have_coal;
@@ -56,6 +59,7 @@ struct diag {
 	unsigned int nev;
 	char remedy[3][256];
 	unsigned int nrem;
+	double cap_model_mbps;
 	double elapsed_s;
 };
 
@@ -106,6 +110,7 @@ static int read_state(const char *dev, struct diag *d)
 		return ret;
 	drvinfo_get(&eth, dev, &di);
 	snprintf(d->driver, sizeof(d->driver), "%s", di.ok ? di.driver : "");
+	d->speed = di.speed;
 	d->have_coal = !obj_get(&eth, &et_coalesce, dev, &d->coal);
 	nl_close(&eth);
 	if (!strcmp(dev, "lo"))
@@ -139,20 +144,36 @@ static void remedy_from_db(struct diag *d, const char *word)
 		}
 }
 
+/* Completion delay beyond serialization, as txlat measured it (the direct measurement). */
+static void txlat_delay(struct diag *d)
+{
+	double avg = d->tl.xmit ? (double)d->tl.bytes / (double)d->tl.xmit : 0;
+
+	d->ser_us = d->speed > 0 && avg > 0 ? avg * 8 / d->speed : 0;
+	d->d_txlat_us = d->tl.ok && !isnan(d->tl.p50_us) ? fmax(0, d->tl.p50_us - d->ser_us) : NAN;
+}
+
+/* 100 us sits between the coalescing that keeps one flow at line rate (16 us on mlx4 since
+ * ecfd2ce1a9d5) and the one that capped it at 4 Gbit/s (128 us). */
+#define DELAYED_US 100.0
+
 static void decide(const char *dev, struct diag *d)
 {
 	const struct tsq_sweep *s = &d->tsq;
 	double R = s->fit_ok ? s->fit.R / 1e6 : fmax(d->one_flow, 0);
-	double D_us = s->fit_ok ? s->fit.D * 1e6 : NAN;
+	double D_fit = s->fit_ok ? s->fit.D * 1e6 : NAN;
+	double D_us = !isnan(d->d_txlat_us) ? d->d_txlat_us : D_fit;
+	double coal_us = d->have_coal && vals_has(&d->coal, ETHTOOL_A_COALESCE_TX_USECS) ?
+				 (double)d->coal.v[ETHTOOL_A_COALESCE_TX_USECS] :
+				 0;
 	bool sw = software_kind(d->kind, d->driver);
 
 	if (d->tl.ok && d->tl.tcp_skbs > 100 && d->tl.orphan_frac > 0.5) {
 		d->v = V_ORPHAN;
 		ev(d, "%.0f%% of %llu TCP skbs were not owned by their socket when freed (txlat)",
 		   100 * d->tl.orphan_frac, (unsigned long long)d->tl.tcp_skbs);
-		ev(d,
-		   "TSQ and BQL cannot see this device's queue: single flows are not throttled by "
-		   "completions, and bufferbloat moves into the driver");
+		ev(d, "TSQ and BQL cannot see this device's queue: single flows are not throttled by "
+		      "completions, and bufferbloat moves into the driver");
 		remedy_from_db(d, "orphan");
 		if (!d->nrem)
 			rem(d, "make the driver keep skbs owned until completion (napi_tx / a TX "
@@ -161,24 +182,34 @@ static void decide(const char *dev, struct diag *d)
 	}
 	if (d->did_mtu && d->mtus.collapse) {
 		d->v = V_LARGE_MTU;
-		ev(d,
-		   "one flow collapses from mtu %u while two flows recover (HiperSockets "
-		   "pattern)",
+		ev(d, "one flow collapses from mtu %u while two flows recover (HiperSockets "
+		      "pattern)",
 		   d->mtus.collapse_mtu);
 		rem(d, "use an MTU below %u, or make completions independent of the next transmit",
 		    d->mtus.collapse_mtu);
 		remedy_from_db(d, "next");
 		return;
 	}
-	if (d->two_flows > 2 * d->one_flow && d->one_flow < 0.5 * fmax(R, d->two_flows)) {
+	/* Completions far later than the coalescing timer allows: they wait for something else
+	 * (the next transmit, a long rescan timer). */
+	if (!sw && d->tl.ok && !isnan(d->tl.p90_us) && d->tl.p90_us >= 2000 &&
+	    d->tl.p90_us > 4 * (coal_us + d->ser_us + DELAYED_US)) {
 		d->v = V_STALL;
-		ev(d,
-		   "one flow %.1f Mbit/s, two flows %.1f Mbit/s: a second flow's transmits free "
-		   "the first flow's skbs",
+		ev(d, "xmit-to-free p50 %.0f us, p90 %.0f us with tx-usecs %.0f and %.0f us of "
+		      "serialization: completions wait for something else",
+		   d->tl.p50_us, d->tl.p90_us, coal_us, d->ser_us);
+		ev(d, "one flow %.1f Mbit/s, two flows %.1f Mbit/s", d->one_flow, d->two_flows);
+		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
+		       "completion interrupt or shorten the timer");
+		remedy_from_db(d, "next");
+		return;
+	}
+	if (!sw && !d->tl.ok && d->two_flows > 2 * d->one_flow &&
+	    d->one_flow < 0.5 * fmax(R, d->two_flows)) {
+		d->v = V_STALL;
+		ev(d, "one flow %.1f Mbit/s, two flows %.1f Mbit/s: a second flow's transmits free "
+		      "the first flow's skbs",
 		   d->one_flow, d->two_flows);
-		if (d->tl.ok)
-			ev(d, "xmit-to-free p50 %.0f us, p99 %.0f us (txlat)", d->tl.p50_us,
-			   d->tl.p99_us);
 		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
 		       "completion interrupt or shorten the timer");
 		remedy_from_db(d, "next");
@@ -186,52 +217,62 @@ static void decide(const char *dev, struct diag *d)
 	}
 	if (sw) {
 		d->v = V_SOFTWARE;
-		ev(d,
-		   "%s is a software device (%s): its \"completion\" is the receiver consuming the "
-		   "skb",
+		ev(d, "%s is a software device (%s): its \"completion\" is the receiver consuming the "
+		      "skb",
 		   dev, d->kind[0] ? d->kind : d->driver);
 		if (s->fit_ok)
-			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s",
-			   R, D_us, s->cap_default_mbps);
+			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s", R,
+			   D_fit, s->cap_default_mbps);
 		return;
 	}
-	if (s->fit_ok && (D_us > 50 || s->cap_current_mbps < 0.95 * R)) {
+	if (!isnan(D_us) && D_us >= DELAYED_US) {
 		struct model_in in;
 		const char *knob = tx_knob(d);
 		double us;
 
 		d->v = V_DELAYED;
-		ev(d, "effective completion delay D %.0f us [%.0f, %.0f]; knee at %.0f KiB", D_us,
-		   s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, s->fit.knee / 1024);
-		ev(d,
-		   "single-flow cap %.0f Mbit/s at the current tcp_limit_output_bytes %llu, %.0f "
-		   "Mbit/s at 4 MiB, plateau %.0f Mbit/s",
-		   s->cap_current_mbps, (unsigned long long)s->tsq_before, s->cap_default_mbps, R);
-		if (d->tl.ok)
-			ev(d, "txlat: xmit-to-free p50 %.0f us, p99 %.0f us", d->tl.p50_us,
-			   d->tl.p99_us);
+		if (!isnan(d->d_txlat_us))
+			ev(d, "completion delay D %.0f us beyond %.0f us of serialization (txlat p50 "
+			      "%.0f us, p99 %.0f us)",
+			   d->d_txlat_us, d->ser_us, d->tl.p50_us, d->tl.p99_us);
+		if (s->fit_ok)
+			ev(d, "TSQ sweep fit: D %.0f us [%.0f, %.0f], plateau %.0f Mbit/s, knee %.0f "
+			      "KiB",
+			   D_fit, s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, R, s->fit.knee / 1024);
 		model_defaults(&in);
-		in.rate_bps = s->fit.R;
+		in.rate_bps = d->speed > 0 ? d->speed * 1e6 : s->fit.R;
 		in.tsq = s->tsq_before ? s->tsq_before : 4194304;
 		in.mtu = d->mtu >= 576 ? d->mtu : 1500;
 		in.gso_size = d->gso >= in.mtu && d->gso <= 65536 ? d->gso : 65536;
+		in.tx_usecs = D_us;
+		{
+			struct model_out mo;
+
+			if (!model_predict(&in, &mo)) {
+				ev(d, "model: one flow capped at %.0f Mbit/s at tcp_limit_output_bytes "
+				      "%llu",
+				   mo.tput_bps / 1e6, (unsigned long long)in.tsq);
+				d->cap_model_mbps = mo.tput_bps / 1e6;
+			}
+		}
 		us = model_max_tx_usecs(&in, 0.95);
 		if (knob && us >= 0)
-			rem(d,
-			    "ethtune set %s coalesce %s %.0f (largest delay that keeps 95%% of "
-			    "%.0f "
-			    "Mbit/s at the current TSQ limit, by the model)",
-			    dev, knob, floor(us), R);
-		rem(d, "or raise net.ipv4.tcp_limit_output_bytes to at least %.0f",
-		    ceil(s->fit.knee));
+			rem(d, "ethtune set %s coalesce %s %.0f (largest delay that keeps 95%% of line "
+			       "rate at the current TSQ limit, by the model)",
+			    dev, knob, floor(us));
+		if (s->fit_ok)
+			rem(d, "or raise net.ipv4.tcp_limit_output_bytes to at least %.0f",
+			    ceil(s->fit.knee));
 		return;
 	}
 	d->v = V_PROMPT;
+	if (!isnan(d->d_txlat_us))
+		ev(d, "completion delay %.0f us beyond serialization (txlat p50 %.0f us)",
+		   d->d_txlat_us, d->tl.p50_us);
 	if (s->fit_ok)
-		ev(d, "D %.1f us; one flow reaches %.0f%% of the plateau at the current limit",
-		   D_us, R > 0 ? 100 * s->cap_current_mbps / R : 0);
-	if (d->tl.ok)
-		ev(d, "txlat: xmit-to-free p50 %.0f us", d->tl.p50_us);
+		ev(d, "TSQ sweep fit: D %.1f us; one flow reaches %.0f%% of the plateau at the "
+		      "current limit",
+		   D_fit, R > 0 ? 100 * s->cap_current_mbps / R : 0);
 }
 
 static void print_diag(const char *dev, const struct diag *d)
@@ -239,6 +280,14 @@ static void print_diag(const char *dev, const struct diag *d)
 	unsigned int i;
 
 	print_string(PRINT_ANY, "verdict", "\nverdict: %s\n", verdict_names[d->v]);
+	if (!isnan(d->d_txlat_us))
+		print_float(PRINT_ANY, "D-txlat-us", "  D (txlat, beyond serialization) %.0f us\n",
+			    d->d_txlat_us);
+	if (d->tsq.fit_ok)
+		print_float(PRINT_ANY, "D-fit-us", "  D (TSQ sweep fit) %.0f us\n",
+			    d->tsq.fit.D * 1e6);
+	print_float(PRINT_ANY, "serialization-us", "  serialization of an average skb %.0f us\n",
+		    d->ser_us);
 	open_json_array(PRINT_JSON, "evidence");
 	for (i = 0; i < d->nev; i++) {
 		print_text("  evidence: ");
@@ -372,6 +421,7 @@ int cmd_diagnose(int argc, char **argv)
 		sweep_mtu_print(&d->mtus);
 	}
 	d->elapsed_s = now_s() - t0;
+	txlat_delay(d);
 	decide(o.dev, d);
 	print_diag(o.dev, d);
 	if (o.svg) {

@@ -35,6 +35,15 @@ int txlat_sample_parse(const char *text, struct txlat_sample *s)
 		return -EBADMSG;
 	all = json_object_get(root, "all");
 	tcp = json_object_get(root, "tcp");
+	/* One queue in use: the report has no "all" row, only that queue. */
+	if (!json_is_object(all)) {
+		json_t *q = json_object_get(root, "queues");
+		size_t k;
+
+		for (k = 0; json_is_array(q) && k < json_array_size(q); k++)
+			if (!all || unum(json_array_get(q, k), "xmit") > unum(all, "xmit"))
+				all = json_array_get(q, k);
+	}
 	if (!json_is_object(all)) {
 		json_decref(root);
 		return -EBADMSG;
@@ -45,6 +54,7 @@ int txlat_sample_parse(const char *text, struct txlat_sample *s)
 	s->max_us = num(all, "max_us");
 	s->freed = unum(all, "freed");
 	s->xmit = unum(all, "xmit");
+	s->bytes = unum(all, "bytes");
 	if (json_is_object(tcp)) {
 		s->tcp_skbs = unum(tcp, "skbs");
 		s->owned_at_xmit = unum(tcp, "owned_at_xmit");

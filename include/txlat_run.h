@@ -11,7 +11,7 @@ struct txlat_sample {
 	char out[256]; /* temp file with the child's JSON */
 	bool ok;       /* the child ran and its report parsed */
 	double p50_us, p90_us, p99_us, max_us;
-	uint64_t freed, xmit;
+	uint64_t freed, xmit, bytes;
 	uint64_t tcp_skbs, owned_at_xmit, orphan_before_xmit, orphaned_after_xmit;
 	double orphan_frac; /* TCP skbs not owned by their socket at free */
 	char free_is[96];   /* the report's word on what the "free" means */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* txsim: a pair of wired Ethernet netdevs modelling a NIC whose TX completion behaviour we choose. */
+/* txsim: wired pairs of Ethernet netdevs modelling a NIC whose TX completion behaviour we choose */
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
@@ -21,22 +21,23 @@
 
 static unsigned int delay_us = 100;
 module_param(delay_us, uint, 0444);
-MODULE_PARM_DESC(delay_us, "one-way wire delay in microseconds for new devices (sysfs: txsim/delay_us)");
+MODULE_PARM_DESC(delay_us, "one-way wire delay in us for new devices (sysfs: txsim/delay_us)");
 static unsigned int speed = 1000;
 module_param(speed, uint, 0444);
 MODULE_PARM_DESC(speed, "line rate in Mb/s for new devices (ethtool -s DEV speed N)");
 static unsigned int fifo_bytes;
 module_param(fifo_bytes, uint, 0444);
-MODULE_PARM_DESC(fifo_bytes, "on-NIC TX buffer for new devices: a frame completes once it is within this many bytes of the wire's end (0: at the end of its serialization; sysfs: txsim/fifo_bytes)");
+MODULE_PARM_DESC(fifo_bytes,
+		 "on-NIC TX buffer: a frame completes once within this many bytes of the wire end");
 static unsigned int rescan_ms = 100;
 module_param(rescan_ms, uint, 0644);
-MODULE_PARM_DESC(rescan_ms, "complete-on-next-xmit: period of the rescan timer that frees completed skbs");
+MODULE_PARM_DESC(rescan_ms, "complete-on-next-xmit: period of the rescan that frees done skbs");
 static unsigned int pairs = 1;
 module_param(pairs, uint, 0444);
 MODULE_PARM_DESC(pairs, "number of txsim pairs (txsim0/txsim1, txsim2/txsim3, ...)");
 
 enum {
-	TXSIM_PF_ORPHAN,	/* skb_orphan() in ndo_start_xmit (NIU, virtio_net without napi_tx) */
+	TXSIM_PF_ORPHAN,	/* skb_orphan() in ndo_start_xmit (NIU, virtio_net w/o napi_tx) */
 	TXSIM_PF_NEXT_XMIT,	/* free completed skbs only on the next xmit or a rescan timer */
 	TXSIM_PF_COUNT,
 };
@@ -48,7 +49,7 @@ static const char txsim_pf_names[TXSIM_PF_COUNT][ETH_GSTRING_LEN] = {
 struct txsim_desc {
 	struct sk_buff *skb;
 	u64 t_xmit;		/* ns, when the driver got it */
-	u64 t_done;		/* ns, when serialization onto the wire ends (hardware completion) */
+	u64 t_done;		/* ns, hardware completion: DMA into the NIC buffer done */
 	unsigned int segs;
 };
 
@@ -380,7 +381,7 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct txsim_desc *d;
 	unsigned long flags;
 	unsigned int segs;
-	u64 now, wb, start;
+	u64 now, wb, start, fifo_ns;
 
 	__skb_queue_head_init(&list);
 	if (p->pflags & BIT(TXSIM_PF_ORPHAN))
@@ -413,8 +414,8 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	d->skb = skb;
 	d->t_xmit = now;
 	/* DMA completion: when the frame has entered the on-NIC buffer in front of the wire */
-	d->t_done = p->wire_free_ns - min_t(u64, p->wire_free_ns - now,
-					    div_u64((u64)READ_ONCE(p->fifo_bytes) * 8000, p->speed));
+	fifo_ns = div_u64((u64)READ_ONCE(p->fifo_bytes) * 8000, p->speed);
+	d->t_done = p->wire_free_ns - min_t(u64, p->wire_free_ns - now, fifo_ns);
 	if (p->prod != p->cons) {	/* completions stay in ring order */
 		struct txsim_desc *prev = &p->ring[(p->prod - 1) % p->ring_size];
 
@@ -442,8 +443,9 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 
 	if (likely(clone)) {
-		/* the peer has the frame once its last bit is serialized and has crossed the wire */
-		TXSIM_CB(clone)->deliver_ns = p->wire_free_ns + (u64)READ_ONCE(p->delay_us) * NSEC_PER_USEC;
+		/* the peer has the frame once its last bit is serialized and crossed the wire */
+		TXSIM_CB(clone)->deliver_ns = p->wire_free_ns +
+					      (u64)READ_ONCE(p->delay_us) * NSEC_PER_USEC;
 		if (skb_queue_empty(&p->wire))
 			arm(&p->t_wire, TXSIM_CB(clone)->deliver_ns);
 		__skb_queue_tail(&p->wire, clone);
@@ -735,7 +737,8 @@ static void txsim_get_strings(struct net_device *dev, u32 sset, u8 *buf)
 	switch (sset) {
 	case ETH_SS_STATS:
 		for (i = 0; i < TXSIM_NSTATS; i++)
-			memcpy(buf + i * ETH_GSTRING_LEN, txsim_stat_names[i].name, ETH_GSTRING_LEN);
+			memcpy(buf + i * ETH_GSTRING_LEN, txsim_stat_names[i].name,
+			       ETH_GSTRING_LEN);
 		break;
 	case ETH_SS_PRIV_FLAGS:
 		memcpy(buf, txsim_pf_names, sizeof(txsim_pf_names));
