@@ -23,7 +23,8 @@ static const char *const obj_names[] = { "throughput", "latency", "cpu", "balanc
 static const char *const rules[] = {
 	[OBJ_THROUGHPUT] = "among settings within 5% of the best single-flow throughput at both "
 			   "TSQ limits, the fewest completion interrupts (or the largest delay)",
-	[OBJ_LATENCY] = "the lowest RR p99 latency (ties: lowest p50, then smallest delay)",
+	[OBJ_LATENCY] = "the smallest delay among settings whose RR p99 latency is within 5% of "
+			"the lowest",
 	[OBJ_CPU] = "the lowest sender CPU per Gbit/s among settings within 10% of the best "
 		    "throughput",
 	[OBJ_BALANCED] = "the smallest interrupt rate that keeps single-flow throughput within 5% "
@@ -66,10 +67,10 @@ static int pick(const struct coal_sweep *s, enum objective obj)
 				k = i;
 			break;
 		case OBJ_LATENCY:
-			if (isnan(p->rr_p99_us))
+			/* Differences inside 5% are noise: then the smaller delay wins. */
+			if (isnan(p->rr_p99_us) || p->rr_p99_us > 1.05 * bestp99)
 				continue;
-			if (!q || p->rr_p99_us < q->rr_p99_us ||
-			    (p->rr_p99_us == q->rr_p99_us && p->rr_p50_us < q->rr_p50_us))
+			if (!q || p->val[0] < q->val[0])
 				k = i;
 			break;
 		case OBJ_CPU:
