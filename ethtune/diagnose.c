@@ -372,8 +372,10 @@ int cmd_diagnose(int argc, char **argv)
 
 	/* 1. Load with tracing: orphans and the xmit-to-free latency. */
 	sweep_progress(&o, 1, 4, "one flow under txlat");
-	if (!no_txlat)
-		txlat_sample_start(o.dev, o.duration_s, &d->tl);
+	if (!no_txlat) {
+		txlat_sample_start(o.dev, o.duration_s + o.warmup_s + 0.5, &d->tl);
+		txlat_sample_wait_ready(&d->tl, 30);
+	}
 	ret = sweep_probe(&o, 1, PROBE_STREAM, 0, r, err, sizeof(err));
 	if (!no_txlat)
 		txlat_sample_finish(&d->tl);

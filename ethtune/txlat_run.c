@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <jansson.h>
 
 #include "ethtune.h"
@@ -84,9 +86,12 @@ int txlat_sample_parse(const char *text, struct txlat_sample *s)
 	return 0;
 }
 
+/* The tracer runs a tiny load script once its programs are attached; the script marks that
+ * with a file, so the caller starts its traffic only when every skb will be seen. */
 void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s)
 {
-	char dur[32];
+	char dur[32], load[300];
+	FILE *f;
 	int fd;
 
 	memset(s, 0, sizeof(*s));
@@ -98,7 +103,21 @@ void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s)
 		s->out[0] = '\0';
 		return;
 	}
+	snprintf(s->ready, sizeof(s->ready), "%s.ready", s->out);
+	snprintf(s->script, sizeof(s->script), "%s.sh", s->out);
+	unlink(s->ready);
+	f = fopen(s->script, "w");
+	if (!f || fprintf(f, "#!/bin/sh\n: > %s\nexec sleep %.2f\n", s->ready, seconds) < 0) {
+		snprintf(s->err, sizeof(s->err), "cannot write %s", s->script);
+		if (f)
+			fclose(f);
+		close(fd);
+		return;
+	}
+	fclose(f);
+	chmod(s->script, 0700);
 	snprintf(dur, sizeof(dur), "%.2f", seconds);
+	snprintf(load, sizeof(load), "%s", s->script);
 	fflush(NULL);
 	s->pid = fork();
 	if (s->pid == 0) {
@@ -109,12 +128,32 @@ void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s)
 			dup2(null, STDERR_FILENO);
 		/* Already in the right namespace: no --netns for the child. */
 		execl("/proc/self/exe", "ethtune", "--json", "txlat", dev, "--duration", dur,
-		      (char *)NULL);
+		      "--load-cmd", load, (char *)NULL);
 		_exit(127);
 	}
 	close(fd);
 	if (s->pid < 0)
 		snprintf(s->err, sizeof(s->err), "fork: %s", strerror(errno));
+}
+
+int txlat_sample_wait_ready(struct txlat_sample *s, double timeout_s)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	int i, st;
+
+	for (i = 0; s->pid > 0 && i < timeout_s * 50; i++) {
+		if (!access(s->ready, F_OK))
+			return 0;
+		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+			s->pid = -1;
+			snprintf(s->err, sizeof(s->err), "txlat could not start tracing");
+			return -EIO;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (s->pid > 0)
+		snprintf(s->err, sizeof(s->err), "txlat did not attach within %.0f s", timeout_s);
+	return -ETIMEDOUT;
 }
 
 void txlat_sample_finish(struct txlat_sample *s)
@@ -142,5 +181,7 @@ void txlat_sample_finish(struct txlat_sample *s)
 	}
 	free(buf);
 	unlink(s->out);
+	unlink(s->ready);
+	unlink(s->script);
 	s->out[0] = '\0';
 }

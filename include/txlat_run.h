@@ -9,6 +9,7 @@
 struct txlat_sample {
 	pid_t pid;
 	char out[256]; /* temp file with the child's JSON */
+	char ready[280], script[280]; /* attach marker and the load script that writes it */
 	bool ok;       /* the child ran and its report parsed */
 	double p50_us, p90_us, p99_us, max_us;
 	uint64_t freed, xmit, bytes;
@@ -23,8 +24,12 @@ struct txlat_sample {
 };
 
 /* Start tracing dev for seconds in a child (this binary's txlat command); never fails hard:
- * s->ok says whether a report came back. */
+ * s->ok says whether a report came back. Start the traffic after txlat_sample_wait_ready(). */
 void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s);
+/* Wait until the tracer is attached (0), or it failed/timed out (-errno, s->err says). */
+int txlat_sample_wait_ready(struct txlat_sample *s, double timeout_s);
+/* Wait until the tracer is attached (0), or it failed or timed out (-errno; s->err says). */
+int txlat_sample_wait_ready(struct txlat_sample *s, double timeout_s);
 void txlat_sample_finish(struct txlat_sample *s);
 /* Parse a txlat JSON report (exposed for unit tests). 0 or -EBADMSG. */
 int txlat_sample_parse(const char *json, struct txlat_sample *s);

@@ -11,7 +11,7 @@ lab-setup:
 # txsim.ko against the guest kernel's headers.
 txsim: lab-setup
 
-# Interactive root shell in the guest (chroot of the host root); exit with `poweroff -f` or Ctrl-A X.
+# Interactive root shell in the guest (chroot of the host root); `exit` powers the guest off.
 lab-shell:
 	O=$(O) $(LAB_VM) shell
 

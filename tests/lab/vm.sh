@@ -232,7 +232,11 @@ selftest() {
 case ${1:-} in
 setup) setup ;;
 run) shift; cmd_run "$@" ;;
-shell) setup || die "setup failed"; mkdir -p "$LAB/runs"; boot shell "$(mktemp -d "$LAB/runs/shell.XXXXXX")" 0 "${LAB_MEM:-1536}" ;;
+shell)
+	setup || die "setup failed"
+	mkdir -p "$LAB/runs" && rd=$(mktemp -d "$LAB/runs/shell.XXXXXX")
+	boot shell "$rd" 0 "${LAB_MEM:-1536}"
+	rm -rf "$rd" ;;
 "") selftest ;;
 *) die "usage: vm.sh [setup | run [--timeout S] [--mem MB] [--keep] -- CMD... | shell]" ;;
 esac
