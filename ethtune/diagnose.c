@@ -193,7 +193,8 @@ static void decide(const char *dev, struct diag *d)
 	/* Completions far later than the coalescing timer allows: they wait for something else
 	 * (the next transmit, a long rescan timer). */
 	if (!sw && d->tl.ok && !isnan(d->tl.p90_us) && d->tl.p90_us >= 2000 &&
-	    d->tl.p90_us > 4 * (coal_us + d->ser_us + DELAYED_US)) {
+	    d->tl.p90_us > 4 * (coal_us + d->ser_us + DELAYED_US) &&
+	    d->two_flows >= 1.5 * d->one_flow) {
 		d->v = V_STALL;
 		ev(d, "xmit-to-free p50 %.0f us, p90 %.0f us with tx-usecs %.0f and %.0f us of "
 		      "serialization: completions wait for something else",
