@@ -18,7 +18,7 @@ static int journal_one(const char *dev, const char *object, const char *key, con
 {
 	struct journal_entry e = {};
 
-	snprintf(e.netns, sizeof(e.netns), "%s", et_opts.netns ? et_opts.netns : "");
+	netns_current_name(e.netns, sizeof(e.netns));
 	snprintf(e.dev, sizeof(e.dev), "%s", dev);
 	snprintf(e.object, sizeof(e.object), "%s", object);
 	snprintf(e.key, sizeof(e.key), "%s", key);
@@ -495,7 +495,7 @@ int sysctl_set(const char *name, const char *val, char *err, size_t errlen)
 		snprintf(err, errlen, "no sysctl %s: %s", name, strerror(-ret));
 		return ret;
 	}
-	snprintf(e.netns, sizeof(e.netns), "%s", et_opts.netns ? et_opts.netns : "");
+	netns_current_name(e.netns, sizeof(e.netns));
 	snprintf(e.object, sizeof(e.object), "sysctl");
 	snprintf(e.key, sizeof(e.key), "%s", name);
 	snprintf(e.old, sizeof(e.old), "%s", old);

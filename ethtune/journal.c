@@ -219,9 +219,9 @@ static bool owner_alive(const struct loaded *l)
 
 static bool same_ns(const char *ns)
 {
-	const char *cur = et_opts.netns ? et_opts.netns : "";
+	char cur[64];
 
-	return !strcmp(ns, cur);
+	return !strcmp(ns, netns_current_name(cur, sizeof(cur)));
 }
 
 /* Apply one group (same netns, dev, object): the oldest value per key, in one request. */

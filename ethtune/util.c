@@ -310,6 +310,36 @@ int netns_find_dev(const char *dev, char *buf, size_t len)
 	return ret;
 }
 
+/* The name under /run/netns of the namespace we are in, so that a journal entry made inside
+ * `ip netns exec NS` names NS too. "" for the initial or an unnamed namespace. */
+const char *netns_current_name(char *buf, size_t len)
+{
+	struct stat self, st;
+	struct dirent *e;
+	DIR *d;
+
+	buf[0] = '\0';
+	if (et_opts.netns) {
+		snprintf(buf, len, "%s", et_opts.netns);
+		return buf;
+	}
+	if (stat("/proc/self/ns/net", &self) || !(d = opendir(NETNS_RUN_DIR)))
+		return buf;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, e->d_name);
+		if (!stat(path, &st) && st.st_ino == self.st_ino && st.st_dev == self.st_dev) {
+			snprintf(buf, len, "%s", e->d_name);
+			break;
+		}
+	}
+	closedir(d);
+	return buf;
+}
+
 bool have_cap_net_admin(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };

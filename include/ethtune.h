@@ -36,6 +36,8 @@ void et_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Enter network namespace NAME (from /run/netns) and remount /sys for it. 0 or -errno. */
 int netns_switch(const char *name);
+/* Name (under /run/netns) of the namespace this process is in; "" if initial or unnamed. */
+const char *netns_current_name(char *buf, size_t len);
 /* Find the named namespace holding device dev (buf gets the name). 0 or -ENOENT. */
 int netns_find_dev(const char *dev, char *buf, size_t len);
 

@@ -54,6 +54,12 @@ ktap_check "restore --netns NS puts everything of NS back" "$E" --netns $NS rest
 after=$(snap)
 if [ "$before" = "$after" ]; then ktap_ok "device exactly as before"; else ktap_fail "device exactly as before"; diff <(echo "$before") <(echo "$after") | sed 's/^/# /'; fi
 
+# A change made inside `ip netns exec` is journaled under that namespace's name.
+ip netns exec $NS "$E" set va txqueuelen 77
+ktap_check "set inside ip netns exec names the namespace" bash -c "'$E' restore --list | grep -q '^$NS .*txqueuelen'"
+ktap_check "restore from the initial namespace finds it" "$E" restore
+ktap_check "txqueuelen back to 1000" bash -c "ip -n $NS link show va | grep -q 'qlen 1000'"
+
 # kill -9 during a temporary change, then 'ethtune restore'.
 "$E" --netns $NS set va mtu 2000 --for 60 2>/dev/null &
 pid=$!
