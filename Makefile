@@ -71,5 +71,5 @@ clean:
 
 # The main job against the built-in lab (see README).
 demo: all
-	./tests/lab/demo.sh
+	./tests/demo.sh
 .PHONY: demo
