@@ -374,6 +374,26 @@ static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err
 	return 0;
 }
 
+/* Some drivers (e1000e) reset the NIC on an MTU change: wait for the link before measuring. */
+static void wait_link_up(const char *dev)
+{
+	struct timespec ts = { 0, 100 * 1000000L };
+	char path[128], state[32];
+	bool was_down = false;
+	int i;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", dev);
+	for (i = 0; i < 150; i++) {
+		if (read_file_str(path, state, sizeof(state)) || !strcmp(state, "up") ||
+		    !strcmp(state, "unknown"))
+			break;
+		was_down = true;
+		nanosleep(&ts, NULL);
+	}
+	if (was_down)
+		sleep(1); /* the peer's end comes up about as late */
+}
+
 static uint32_t dev_max_mtu(const char *dev, uint32_t *cur)
 {
 	struct nl_sock rt;
@@ -422,6 +442,8 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 		snprintf(what, sizeof(what), "mtu %u", mtus[i]);
 		sweep_progress(o, i + 1, n, what);
 		ret = set_both(o, 2, args, err, errlen);
+		if (!ret)
+			wait_link_up(o->dev);
 		if (!ret)
 			ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
 		if (!ret) {

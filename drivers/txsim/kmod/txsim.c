@@ -98,6 +98,7 @@ struct txsim_priv {
 	u32 cons;		/* freed up to here */
 	u32 pending;		/* done but not yet signalled */
 	u64 first_pending_ns;
+	u64 coal_deadline_ns;	/* when the armed coalescing timer is due */
 	bool coal_armed;
 	bool hw_on;
 	u64 wire_free_ns;	/* when the line is idle again */
@@ -194,19 +195,16 @@ static unsigned int txsim_clean_locked(struct txsim_priv *p, u32 upto, struct sk
 	return n;
 }
 
-/* The simulated TX completion interrupt. */
-static void txsim_irq_locked(struct txsim_priv *p)
+/* The simulated TX completion interrupt, raised at time @t (ns). */
+static void txsim_irq_locked(struct txsim_priv *p, u64 t)
 {
-	u64 d = now_ns() - p->first_pending_ns;
+	u64 d = t - p->first_pending_ns;
 
 	if (d > p->st.tx_irq_delay_max_ns)
 		p->st.tx_irq_delay_max_ns = d;
 	p->sig = p->done;
 	p->pending = 0;
-	if (p->coal_armed) {
-		hrtimer_try_to_cancel(&p->t_coal);
-		p->coal_armed = false;
-	}
+	p->coal_armed = false;
 	/* complete-on-next-xmit: the interrupt is only used to restart a stopped queue */
 	if ((p->pflags & BIT(TXSIM_PF_NEXT_XMIT)) &&
 	    !netif_xmit_stopped(netdev_get_tx_queue(p->dev, 0)))
@@ -215,27 +213,45 @@ static void txsim_irq_locked(struct txsim_priv *p)
 	napi_schedule(&p->tx_napi);
 }
 
-/* Hardware progress: frames whose DMA is done by @now complete, and the interrupt logic runs. */
+/*
+ * Hardware progress up to @now, event by event in time order: frames whose DMA is done complete,
+ * and the coalescing rule raises interrupts. It runs from the timers and also whenever the
+ * driver runs anyway (xmit, RX poll), so a late hrtimer (an emulated guest is often descheduled)
+ * does not move any event later than it is due.
+ */
 static void txsim_progress_locked(struct txsim_priv *p, u64 now)
 {
-	u32 n = 0;
+	bool was_armed = p->coal_armed;
+	u64 old_deadline = p->coal_deadline_ns;
 
-	while (p->done != p->prod && p->ring[p->done % p->ring_size].t_done <= now) {
-		p->done++;
-		n++;
-	}
-	if (!n || !p->hw_on)
+	if (!p->hw_on)
 		return;
-	if (!p->pending)
-		p->first_pending_ns = now;
-	p->pending += n;
-	if (!p->tx_usecs || (p->tx_frames && p->pending >= p->tx_frames)) {
-		txsim_irq_locked(p);
-	} else if (p->cqe_mode || !p->coal_armed) {
-		/* CQE mode restarts the timer on every completion, EQE mode at the first */
-		p->coal_armed = true;
-		arm(&p->t_coal, now + (u64)p->tx_usecs * NSEC_PER_USEC);
+	for (;;) {
+		u64 t_done = p->done != p->prod ? p->ring[p->done % p->ring_size].t_done : U64_MAX;
+		u64 t_irq = p->coal_armed && p->pending ? p->coal_deadline_ns : U64_MAX;
+
+		if (t_irq <= now && t_irq <= t_done) {	/* the coalescing timer is due first */
+			txsim_irq_locked(p, t_irq);
+			continue;
+		}
+		if (t_done > now)
+			break;
+		p->done++;
+		if (!p->pending)
+			p->first_pending_ns = t_done;
+		p->pending++;
+		if (!p->tx_usecs || (p->tx_frames && p->pending >= p->tx_frames)) {
+			txsim_irq_locked(p, t_done);
+		} else if (p->cqe_mode || !p->coal_armed) {
+			/* CQE mode restarts the timer on every completion, EQE mode at the first */
+			p->coal_armed = true;
+			p->coal_deadline_ns = t_done + (u64)p->tx_usecs * NSEC_PER_USEC;
+		}
 	}
+	if (p->coal_armed && (!was_armed || p->coal_deadline_ns != old_deadline))
+		arm(&p->t_coal, p->coal_deadline_ns);
+	else if (!p->coal_armed && was_armed)
+		hrtimer_try_to_cancel(&p->t_coal);
 }
 
 static enum hrtimer_restart txsim_done_timer(struct hrtimer *t)
@@ -257,9 +273,7 @@ static enum hrtimer_restart txsim_coal_timer(struct hrtimer *t)
 	unsigned long flags;
 
 	spin_lock_irqsave(&p->lock, flags);
-	p->coal_armed = false;
-	if (p->pending && p->hw_on)
-		txsim_irq_locked(p);
+	txsim_progress_locked(p, now_ns());
 	spin_unlock_irqrestore(&p->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -313,7 +327,7 @@ static int txsim_rx_poll(struct napi_struct *napi, int budget)
 	struct sk_buff *skb;
 	int n = 0;
 
-	if (q->done != q->prod) {	/* our own TX progress, as in txsim_xmit() */
+	if (q->done != q->prod || q->pending) {	/* our own TX progress, as in txsim_xmit() */
 		spin_lock_irq(&q->lock);
 		txsim_progress_locked(q, now_ns());
 		spin_unlock_irq(&q->lock);
@@ -432,10 +446,10 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (p->done != p->prod && !hrtimer_active(&p->t_done))
 		arm(&p->t_done, p->ring[p->done % p->ring_size].t_done);
 	/*
-	 * tx-usecs 0 means an instant completion: free what is signalled right here rather than
-	 * after a softirq round trip, which under emulation would add a millisecond of its own.
+	 * An interrupt that is due now is served right here (the NAPI it scheduled finds nothing)
+	 * rather than after a softirq round trip, which under emulation adds a millisecond.
 	 */
-	if (!p->tx_usecs && !(p->pflags & BIT(TXSIM_PF_NEXT_XMIT)))
+	if (!(p->pflags & BIT(TXSIM_PF_NEXT_XMIT)))
 		txsim_clean_locked(p, p->sig, &list);
 	if (p->prod - p->cons >= p->ring_size) {
 		netif_stop_queue(dev);
@@ -685,7 +699,7 @@ static int txsim_set_coalesce(struct net_device *dev, struct ethtool_coalesce *c
 	/* pending completions follow the new rule at once */
 	if (p->pending && p->hw_on &&
 	    (!p->tx_usecs || (p->tx_frames && p->pending >= p->tx_frames)))
-		txsim_irq_locked(p);
+		txsim_irq_locked(p, now_ns());
 	spin_unlock_irqrestore(&p->lock, flags);
 	return 0;
 }
