@@ -383,6 +383,7 @@ static void wait_link_up(const char *dev)
 	int i;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", dev);
+	nanosleep(&(struct timespec){ 0, 300 * 1000000L }, NULL); /* a reset starts a little later */
 	for (i = 0; i < 150; i++) {
 		if (read_file_str(path, state, sizeof(state)) || !strcmp(state, "up") ||
 		    !strcmp(state, "unknown"))
