@@ -23,8 +23,8 @@ static const char *const obj_names[] = { "throughput", "latency", "cpu", "balanc
 static const char *const rules[] = {
 	[OBJ_THROUGHPUT] = "among settings within 5% of the best single-flow throughput at both "
 			   "TSQ limits, the fewest completion interrupts (or the largest delay)",
-	[OBJ_LATENCY] = "the smallest delay among settings whose RR p99 latency is within 5% of "
-			"the lowest",
+	[OBJ_LATENCY] = "the smallest delay among settings whose median RR latency is within 10% "
+			"of the lowest",
 	[OBJ_CPU] = "the lowest sender CPU per Gbit/s among settings within 10% of the best "
 		    "throughput",
 	[OBJ_BALANCED] = "the smallest interrupt rate that keeps single-flow throughput within 5% "
@@ -43,7 +43,7 @@ static double cost_irq(const struct coal_point *p)
 
 static int pick(const struct coal_sweep *s, enum objective obj)
 {
-	double best = 0, bestc = 0, bestp99 = INFINITY;
+	double best = 0, bestc = 0, bestp99 = INFINITY, bestp50 = INFINITY;
 	int i, k = -1;
 
 	for (i = 0; i < (int)s->n; i++) {
@@ -51,6 +51,8 @@ static int pick(const struct coal_sweep *s, enum objective obj)
 		bestc = fmax(bestc, s->p[i].mbps_constrained);
 		if (!isnan(s->p[i].rr_p99_us))
 			bestp99 = fmin(bestp99, s->p[i].rr_p99_us);
+		if (!isnan(s->p[i].rr_p50_us))
+			bestp50 = fmin(bestp50, s->p[i].rr_p50_us);
 	}
 	for (i = 0; i < (int)s->n; i++) {
 		const struct coal_point *p = &s->p[i], *q = k >= 0 ? &s->p[k] : NULL;
@@ -67,8 +69,9 @@ static int pick(const struct coal_sweep *s, enum objective obj)
 				k = i;
 			break;
 		case OBJ_LATENCY:
-			/* Differences inside 5% are noise: then the smaller delay wins. */
-			if (isnan(p->rr_p99_us) || p->rr_p99_us > 1.05 * bestp99)
+			/* The median is what a delay moves; inside 10% of the best it is noise, and
+			 * then the smaller delay wins. */
+			if (isnan(p->rr_p50_us) || p->rr_p50_us > 1.10 * bestp50)
 				continue;
 			if (!q || p->val[0] < q->val[0])
 				k = i;
