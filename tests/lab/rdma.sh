@@ -6,34 +6,8 @@ ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"
 ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
 
-if [ -z "${LAB_GUEST:-}" ]; then	# host: run this very file inside the guest
-	ktap_header "rdma: rdma_rxe in the driver lab"
-	if [ ! -x "$ROOT/tests/lab/vm.sh" ] || ! command -v qemu-system-x86_64 >/dev/null; then
-		ktap_skip "rdma lab" "no lab (tests/lab/vm.sh or qemu missing)"; ktap_finish; exit
-	fi
-	if ! "$ROOT/tests/lab/vm.sh" setup >"$ROOT/${O:-build}/lab-rdma-setup.log" 2>&1; then
-		ktap_skip "rdma lab" "lab setup failed; see ${O:-build}/lab-rdma-setup.log"
-		ktap_finish; exit
-	fi
-	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit; }
-	out=$("$ROOT/tests/lab/vm.sh" run --timeout "${LAB_RDMA_TIMEOUT:-400}" -- \
-		env ETHTUNE="$ET" bash "$ROOT/tests/lab/rdma.sh" 2>&1)
-	rc=$?
-	# the guest's KTAP lines become ours (renumbered), everything else is diagnostics
-	while IFS= read -r l; do
-		case $l in
-		"ok "*" # SKIP "*) d=${l#ok * }; ktap_skip "${d%% # SKIP *}" "${d#* # SKIP }" ;;
-		"ok "*) d=${l#ok }; ktap_ok "${d#* }" ;;
-		"not ok "*) d=${l#not ok }; ktap_fail "${d#* }" ;;
-		"KTAP version"*|"1.."*) ;;
-		"# "*) ktap_diag "${l#\# }" ;;
-		*) ktap_diag "$l" ;;
-		esac
-	done <<<"$out"
-	[ $rc -eq 0 ] || [ "$KTAP_FAILED" -gt 0 ] || ktap_fail "guest run finished (status $rc)"
-	ktap_finish
-	exit
-fi
+. "$ROOT/tests/lab/lib/host.sh"
+lab_host_run "$0" "${LAB_RDMA_TIMEOUT:-400}" "rdma: rdma_rxe in the driver lab"
 
 # ---- guest ----
 # $1 JSON file, $2 python expression over j: prints its value

@@ -7,34 +7,8 @@ ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"
 ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
 
-if [ -z "${LAB_GUEST:-}" ]; then	# host: run this very file inside the guest
-	ktap_header "txlat: TX completion latency and orphaning in the driver lab"
-	if [ ! -x "$ROOT/tests/lab/vm.sh" ] || ! command -v qemu-system-x86_64 >/dev/null; then
-		ktap_skip "txlat lab" "no lab (tests/lab/vm.sh or qemu missing)"; ktap_finish; exit
-	fi
-	if ! "$ROOT/tests/lab/vm.sh" setup >"$ROOT/${O:-build}/lab-txlat-setup.log" 2>&1; then
-		ktap_skip "txlat lab" "lab setup failed; see ${O:-build}/lab-txlat-setup.log"
-		ktap_finish; exit
-	fi
-	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit; }
-	out=$("$ROOT/tests/lab/vm.sh" run --timeout "${LAB_TXLAT_TIMEOUT:-600}" -- \
-		env ETHTUNE="$ET" bash "$ROOT/tests/lab/txlat.sh" 2>&1)
-	rc=$?
-	# the guest's KTAP lines become ours (renumbered), everything else is diagnostics
-	while IFS= read -r l; do
-		case $l in
-		"ok "*" # SKIP "*) d=${l#ok * }; ktap_skip "${d%% # SKIP *}" "${d#* # SKIP }" ;;
-		"ok "*) d=${l#ok }; ktap_ok "${d#* }" ;;
-		"not ok "*) d=${l#not ok }; ktap_fail "${d#* }" ;;
-		"KTAP version"*|"1.."*) ;;
-		"# "*) ktap_diag "${l#\# }" ;;
-		*) ktap_diag "$l" ;;
-		esac
-	done <<<"$out"
-	[ $rc -eq 0 ] || [ "$KTAP_FAILED" -gt 0 ] || ktap_fail "guest run finished (status $rc)"
-	ktap_finish
-	exit
-fi
+. "$ROOT/tests/lab/lib/host.sh"
+lab_host_run "$0" "${LAB_TXLAT_TIMEOUT:-600}" "txlat: TX completion latency and orphaning in the driver lab"
 
 # ---- guest ----
 . "$ROOT/tests/lab/lib/guest.sh"

@@ -2,8 +2,9 @@
 # Usage (in a test file, before its guest part):
 #   . "$ROOT/tests/lab/lib/host.sh"; lab_host_run "$0" TIMEOUT "description"  (exits on the host)
 lab_host_run() {
-	local file=$1 timeout=$2 desc=$3 out rc l d name
+	local file timeout=$2 desc=$3 out rc l d name
 	[ -n "${LAB_GUEST:-}" ] && return 0
+	file=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 	name=$(basename "$file" .sh)
 	ktap_header "$desc"
 	if [ ! -x "$ROOT/tests/lab/vm.sh" ] || ! command -v qemu-system-x86_64 >/dev/null; then
