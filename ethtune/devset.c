@@ -407,8 +407,26 @@ out:
 	return ret;
 }
 
+static int apply_one(const char *dev, int argc, char **argv, bool journal, char *err,
+		     size_t errlen, void (*warn)(const char *));
+
+/* A change the kernel refused left the device as it was: its journal entries must not stay
+ * behind, or a later restore would try to put back a value that was never changed. */
 static int apply(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,
 		 void (*warn)(const char *))
+{
+	int mark = -1, ret;
+
+	if (journal && journal_txn_begin(&mark))
+		mark = -1;
+	ret = apply_one(dev, argc, argv, journal, err, errlen, warn);
+	if (ret && mark >= 0)
+		journal_txn_drop(mark);
+	return ret;
+}
+
+static int apply_one(const char *dev, int argc, char **argv, bool journal, char *err,
+		     size_t errlen, void (*warn)(const char *))
 {
 	const struct et_object *obj;
 

@@ -256,11 +256,34 @@ static int restore_group(struct loaded *v, int n, int first, bool *sel, char *er
 		args[argc++] = (char *)e->key;
 		args[argc++] = (char *)e->old;
 	}
-	if (!strcmp(g->object, "priv-flag") || !strcmp(g->object, "feature")) {
-		/* These take NAME on|off pairs after the object word, like the others. */
-	}
 	args[argc] = NULL;
-	return devset_apply_raw(g->dev, argc, args, err, errlen);
+	ret = devset_apply_raw(g->dev, argc, args, err, errlen);
+	if (!ret || ret == -ENODEV)
+		return ret;
+	/* One value the device refuses must not hold back the others: one request per key. A key
+	 * the device does not support cannot have been changed, so there is nothing to undo. */
+	k = strcmp(g->object, "link") ? 1 : 0;
+	if (argc - k <= 2)
+		return ret;
+	ret = 0;
+	for (i = k; i + 1 < argc; i += 2) {
+		char *one[4], e1[256];
+		int o = 0, r;
+
+		if (k)
+			one[o++] = args[0];
+		one[o++] = args[i];
+		one[o++] = args[i + 1];
+		one[o] = NULL;
+		r = devset_apply_raw(g->dev, o, one, e1, sizeof(e1));
+		if (r == -EOPNOTSUPP) {
+			et_warn("restore %s: %s", g->dev, e1);
+		} else if (r) {
+			snprintf(err, errlen, "%s", e1);
+			ret = r;
+		}
+	}
+	return ret;
 }
 
 /* Restore the selected entries of this namespace in this process; others in a child that
@@ -456,6 +479,38 @@ int journal_txn_begin(int *mark)
 	free(v);
 	*mark = n;
 	return 0;
+}
+
+int journal_txn_drop(int mark)
+{
+	struct loaded *v;
+	bool *done;
+	int fd, n, i, ret;
+
+	fd = open_locked(O_RDWR);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	ret = load_fd(fd, &v, &n);
+	if (ret || n <= mark) {
+		free(v);
+		close(fd);
+		return ret;
+	}
+	done = calloc(n, sizeof(bool));
+	if (!done) {
+		free(v);
+		close(fd);
+		return -ENOMEM;
+	}
+	for (i = mark; i < n; i++)
+		done[i] = true;
+	ret = write_remaining(fd, v, n, done);
+	free(done);
+	free(v);
+	close(fd);
+	return ret;
 }
 
 int journal_txn_rollback(int mark)

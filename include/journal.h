@@ -44,6 +44,8 @@ int journal_restore_ns(const char *netns, const char *dev, int *restored, int *k
  * everything recorded since the mark, so that nothing is left half-applied. */
 int journal_txn_begin(int *mark);
 int journal_txn_rollback(int mark);
+/* Forget what was recorded since the mark, without applying it (the change did not happen). */
+int journal_txn_drop(int mark);
 
 /* Read all entries (caller frees *out). */
 int journal_load(struct journal_entry **out, int *n);

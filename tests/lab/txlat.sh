@@ -66,23 +66,24 @@ else
 			ktap_diag "tx-usecs 0: platform baseline median $base us, $slack us beyond serialization (late timers)"
 			continue
 		fi
-		# Every hrtimer of this guest fires $slack us late: the wire model's and the coalescing one.
-		cal=$(python3 -c "print('%.1f' % ($us + $base + $slack))")
+		# txsim processes due events at their due times, so what the platform adds is the same
+		# with and without coalescing: the baseline.
+		cal=$(python3 -c "print('%.1f' % ($us + $base))")
 		if python3 -c "import sys; sys.exit(0 if abs($p50 - $cal) <= $TOL * $cal else 1)"; then
-			ktap_ok "txsim tx-usecs $us: median within $TOL of tx-usecs + baseline + timer slack ($cal us)"
+			ktap_ok "txsim tx-usecs $us: median within $TOL of tx-usecs + baseline ($cal us)"
 		else
-			ktap_fail "txsim tx-usecs $us: median within $TOL of tx-usecs + baseline + timer slack ($cal us)"
+			ktap_fail "txsim tx-usecs $us: median within $TOL of tx-usecs + baseline ($cal us)"
 		fi
-		# The criterion holds only where timers are punctual: two late timers must fit in
-		# the tolerance, else this platform cannot show it and the check is skipped (with numbers).
-		if python3 -c "import sys; sys.exit(0 if 2 * $slack <= $TOL * $want else 1)"; then
+		# The criterion holds only where the platform adds little: its own delay must fit
+		# in the tolerance, else this platform cannot show it and the check is skipped (numbers).
+		if python3 -c "import sys; sys.exit(0 if $slack <= $TOL * $want else 1)"; then
 			if python3 -c "import sys; sys.exit(0 if abs($p50 - $want) <= $TOL * $want else 1)"; then
 				ktap_ok "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization"
 			else
 				ktap_fail "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization"
 			fi
 		else
-			ktap_skip "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization" "this guest's timers fire $slack us late (emulation): 2 x $slack us exceeds $TOL of $want us"
+			ktap_skip "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization" "this guest adds $slack us to every completion (emulation), more than $TOL of $want us"
 		fi
 		# txsim times xmit -> free itself: txlat's mean must agree with it (10%)
 		drv=$(python3 -c "a=[int(x) for x in '$s0'.split()]; b=[int(x) for x in '$s1'.split()]; print('%.1f' % ((b[1]-a[1]) / max(1, b[0]-a[0]) / 1000))")
