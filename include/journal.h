@@ -11,7 +11,7 @@ struct journal_entry {
 	char dev[32];
 	char object[16];
 	char key[96];
-	char old[64]; /* value as the CLI accepts it */
+	char old[160]; /* value as the CLI accepts it */
 	bool temp;    /* undone when the owning process ends */
 	int pid;      /* owner of a temp entry */
 	long long time;
