@@ -168,6 +168,20 @@ static void decide(const char *dev, struct diag *d)
 				 0;
 	bool sw = software_kind(d->kind, d->driver);
 
+	/* A software device's "completion" is its receiver: nothing below applies to it. */
+	if (sw) {
+		d->v = V_SOFTWARE;
+		ev(d, "%s is a software device (%s): its \"completion\" is the receiver consuming the "
+		      "skb",
+		   dev, d->kind[0] ? d->kind : d->driver);
+		if (d->tl.ok && d->tl.tcp_skbs)
+			ev(d, "%.0f%% of TCP skbs left their socket before the free (txlat: %s)",
+			   100 * d->tl.orphan_frac, d->tl.free_is[0] ? d->tl.free_is : "receiver");
+		if (s->fit_ok)
+			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s", R,
+			   D_fit, s->cap_default_mbps);
+		return;
+	}
 	if (d->tl.ok && d->tl.tcp_skbs > 100 && d->tl.orphan_frac > 0.5) {
 		d->v = V_ORPHAN;
 		ev(d, "%.0f%% of %llu TCP skbs were not owned by their socket when freed (txlat)",
@@ -214,16 +228,6 @@ static void decide(const char *dev, struct diag *d)
 		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
 		       "completion interrupt or shorten the timer");
 		remedy_from_db(d, "next");
-		return;
-	}
-	if (sw) {
-		d->v = V_SOFTWARE;
-		ev(d, "%s is a software device (%s): its \"completion\" is the receiver consuming the "
-		      "skb",
-		   dev, d->kind[0] ? d->kind : d->driver);
-		if (s->fit_ok)
-			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s", R,
-			   D_fit, s->cap_default_mbps);
 		return;
 	}
 	if (!isnan(D_us) && D_us >= DELAYED_US) {
