@@ -375,19 +375,24 @@ int cmd_diagnose(int argc, char **argv)
 	if (d->have_coal)
 		obj_show(&et_coalesce, &d->coal);
 
-	/* 1. Load with tracing: orphans and the xmit-to-free latency. */
-	sweep_progress(&o, 1, 4, "one flow under txlat");
+	/* 1. Tracing under request/response load: one small skb in flight at a time, so the ring
+	 * never queues and xmit-to-free is the completion delay itself; also shows orphaning. */
+	sweep_progress(&o, 1, 4, "request/response under txlat");
 	if (!no_txlat) {
 		txlat_sample_start(o.dev, o.duration_s + o.warmup_s + 0.5, &d->tl);
 		txlat_sample_wait_ready(&d->tl, 30);
 	}
-	ret = sweep_probe(&o, 1, PROBE_STREAM, 0, r, err, sizeof(err));
+	ret = sweep_probe(&o, 1, PROBE_RR, 1, r, err, sizeof(err));
 	if (!no_txlat)
 		txlat_sample_finish(&d->tl);
 	if (ret)
 		goto fail;
+	sweep_progress(&o, 2, 4, "one flow");
+	ret = sweep_probe(&o, 1, PROBE_STREAM, 0, r, err, sizeof(err));
+	if (ret)
+		goto fail;
 	d->one_flow = r->mbps;
-	sweep_progress(&o, 2, 4, "two flows");
+	sweep_progress(&o, 3, 4, "two flows");
 	ret = sweep_probe(&o, 2, PROBE_STREAM, 0, r, err, sizeof(err));
 	if (ret)
 		goto fail;
