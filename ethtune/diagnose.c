@@ -206,13 +206,12 @@ static void decide(const char *dev, struct diag *d)
 	}
 	/* Completions far later than the coalescing timer allows: they wait for something else
 	 * (the next transmit, a long rescan timer). */
-	if (!sw && d->tl.ok && !isnan(d->tl.p90_us) && d->tl.p90_us >= 2000 &&
-	    d->tl.p90_us > 4 * (coal_us + d->ser_us + DELAYED_US) &&
-	    d->two_flows >= 1.5 * d->one_flow) {
+	if (!isnan(d->d_txlat_us) && d->d_txlat_us >= 2000 &&
+	    d->d_txlat_us > 3 * (coal_us + DELAYED_US)) {
 		d->v = V_STALL;
-		ev(d, "xmit-to-free p50 %.0f us, p90 %.0f us with tx-usecs %.0f and %.0f us of "
-		      "serialization: completions wait for something else",
-		   d->tl.p50_us, d->tl.p90_us, coal_us, d->ser_us);
+		ev(d, "completion delay %.0f us (txlat p50 %.0f us, p90 %.0f us) with tx-usecs %.0f: "
+		      "completions wait for something else",
+		   d->d_txlat_us, d->tl.p50_us, d->tl.p90_us, coal_us);
 		ev(d, "one flow %.1f Mbit/s, two flows %.1f Mbit/s", d->one_flow, d->two_flows);
 		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
 		       "completion interrupt or shorten the timer");
