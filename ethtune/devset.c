@@ -26,6 +26,13 @@ static int journal_one(const char *dev, const char *object, const char *key, con
 	return journal_record(&e);
 }
 
+static bool allow_link_down;
+
+void devset_allow_link_down(bool allow)
+{
+	allow_link_down = allow;
+}
+
 static void report(void (*warn)(const char *), const char *fmt, const char *a, const char *b,
 		   const char *c)
 {
@@ -35,6 +42,41 @@ static void report(void (*warn)(const char *), const char *fmt, const char *a, c
 		return;
 	snprintf(msg, sizeof(msg), fmt, a, b, c);
 	warn(msg);
+}
+
+/* The change again with the interface down; the journal learns first that it was up. */
+static int set_object_down(struct nl_sock *ns, const struct et_object *obj, const char *dev,
+			   const struct et_change *ch, unsigned int n, bool journal,
+			   void (*warn)(const char *))
+{
+	struct nl_sock rt;
+	struct et_link l;
+	int ret, r2;
+
+	ret = nl_open_rtnl(&rt);
+	if (ret)
+		return -EBUSY;
+	ret = link_get(&rt, dev, &l);
+	if (ret || !(l.flags & IFF_UP)) {
+		ret = -EBUSY; /* already down: the driver is busy for another reason */
+		goto out;
+	}
+	if (journal && journal_one(dev, "link", "admin-state", "up")) {
+		ret = -EBUSY;
+		goto out;
+	}
+	report(warn, "%s changes %s only with %s down: taking it down and up", dev, obj->name, dev);
+	ret = link_admin(&rt, l.ifindex, false);
+	if (!ret)
+		ret = obj_set(ns, obj, dev, ch, n);
+	r2 = link_admin(&rt, l.ifindex, true);
+	if (!ret && r2)
+		ret = r2;
+	if (!r2 && link_wait_up(dev, 15))
+		report(warn, "%s: no carrier %s after bringing it up%s", dev, "15 s", "");
+out:
+	nl_close(&rt);
+	return ret;
 }
 
 static int set_object(const char *dev, const struct et_object *obj, int argc, char **argv,
@@ -79,9 +121,15 @@ static int set_object(const char *dev, const struct et_object *obj, int argc, ch
 		}
 	}
 	ret = obj_set(&ns, obj, dev, ch, n);
+	if (ret == -EBUSY && (allow_link_down || !journal))
+		ret = set_object_down(&ns, obj, dev, ch, n, journal, warn);
 	if (ret) {
-		snprintf(err, errlen, "kernel rejected %s on %s: %s", obj->name, dev,
-			 nl_strerror(&ns, ret));
+		snprintf(err, errlen, "kernel rejected %s on %s: %s%s", obj->name, dev,
+			 nl_strerror(&ns, ret),
+			 ret == -EBUSY && journal && !allow_link_down
+				 ? " (the driver changes this only with the interface down: "
+				   "--allow-link-down)"
+				 : "");
 		goto out;
 	}
 	/* Drivers round or ignore values: read back and say so. */
@@ -294,7 +342,7 @@ static int set_link(const char *dev, int argc, char **argv, bool journal, char *
 	struct et_link l, after;
 	struct nl_sock rt;
 	unsigned int n = 0, i;
-	int a, ret;
+	int a, ret, admin = -1; /* admin-state asked: 0 down, 1 up */
 
 	if (argc == 0 || argc % 2 || argc > 2 * MAX_CHANGES) {
 		snprintf(err, errlen, "%s needs a value", argv[0]);
@@ -314,6 +362,17 @@ static int set_link(const char *dev, int argc, char **argv, bool journal, char *
 		const struct et_param *p = link_param(argv[a]);
 		uint64_t v;
 
+		if (!strcmp(argv[a], "admin-state")) {
+			if (strcmp(argv[a + 1], "up") && strcmp(argv[a + 1], "down")) {
+				snprintf(err, errlen,
+					 "invalid value '%s' for admin-state (up|down)",
+					 argv[a + 1]);
+				ret = -EINVAL;
+				goto out;
+			}
+			admin = !strcmp(argv[a + 1], "up");
+			continue;
+		}
 		if (!p || p->ro) {
 			snprintf(err, errlen, "unknown parameter '%s'", argv[a]);
 			ret = -EINVAL;
@@ -380,7 +439,23 @@ static int set_link(const char *dev, int argc, char **argv, bool journal, char *
 			goto out;
 		}
 	}
-	ret = link_set(&rt, l.ifindex, ch, n);
+	if (journal && admin >= 0) {
+		ret = journal_one(dev, "link", "admin-state", (l.flags & IFF_UP) ? "up" : "down");
+		if (ret) {
+			snprintf(err, errlen, "cannot write the journal %s: %s", journal_path(),
+				 strerror(-ret));
+			goto out;
+		}
+	}
+	if (admin >= 0 && !!(l.flags & IFF_UP) != admin) {
+		ret = link_admin(&rt, l.ifindex, admin);
+		if (ret) {
+			snprintf(err, errlen, "cannot set %s %s: %s", dev, admin ? "up" : "down",
+				 nl_strerror(&rt, ret));
+			goto out;
+		}
+	}
+	ret = n ? link_set(&rt, l.ifindex, ch, n) : 0;
 	if (ret) {
 		snprintf(err, errlen, "kernel rejected %s on %s: %s", argv[0], dev,
 			 nl_strerror(&rt, ret));
@@ -407,8 +482,8 @@ out:
 	return ret;
 }
 
-static int apply_one(const char *dev, int argc, char **argv, bool journal, char *err,
-		     size_t errlen, void (*warn)(const char *));
+static int apply_one(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,
+		     void (*warn)(const char *));
 
 /* A change the kernel refused left the device as it was: its journal entries must not stay
  * behind, or a later restore would try to put back a value that was never changed. */
@@ -425,8 +500,8 @@ static int apply(const char *dev, int argc, char **argv, bool journal, char *err
 	return ret;
 }
 
-static int apply_one(const char *dev, int argc, char **argv, bool journal, char *err,
-		     size_t errlen, void (*warn)(const char *))
+static int apply_one(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,
+		     void (*warn)(const char *))
 {
 	const struct et_object *obj;
 
@@ -448,7 +523,7 @@ static int apply_one(const char *dev, int argc, char **argv, bool journal, char 
 		return set_privflag(dev, argc - 1, argv + 1, journal, err, errlen, warn);
 	if (!strcmp(argv[0], "link"))
 		return set_link(dev, argc - 1, argv + 1, journal, err, errlen, warn);
-	if (link_param(argv[0]))
+	if (link_param(argv[0]) || !strcmp(argv[0], "admin-state"))
 		return set_link(dev, argc, argv, journal, err, errlen, warn);
 	snprintf(
 		err, errlen,

@@ -43,9 +43,10 @@ static bool software_kind(const char *kind, const char *driver)
 
 struct diag {
 	char driver[32], kind[32];
-	int speed;		/* Mb/s, -1 unknown */
-	double ser_us;		/* serialization of an average skb at that speed */
-	double d_txlat_us;	/* xmit-to-free median beyond serialization (NaN: no txlat) */
+	int speed;	   /* Mb/s, -1 unknown */
+	double ser_us;	   /* serialization of an average skb at that speed */
+	double d_txlat_us; /* xmit-to-free median beyond serialization (NaN: no txlat) */
+	double floor_us;   /* median lateness of this host's timer wake-ups (NaN: unknown) */
 	uint32_t mtu, max_mtu, gso;
 	struct et_vals coal;
 	bool have_coal;
@@ -55,7 +56,8 @@ struct diag {
 	struct mtu_sweep mtus;
 	bool did_mtu;
 	enum verdict v;
-	char evidence[4][256];
+	const char *crosscheck; /* fit D vs txlat D: "agree", "disagree", NULL not both */
+	char evidence[6][256];
 	unsigned int nev;
 	char remedy[3][256];
 	unsigned int nrem;
@@ -68,7 +70,7 @@ static void ev(struct diag *d, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (d->nev >= 4)
+	if (d->nev >= 6)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(d->evidence[d->nev++], sizeof(d->evidence[0]), fmt, ap);
@@ -89,16 +91,12 @@ static void rem(struct diag *d, const char *fmt, ...)
 
 static int read_state(const char *dev, struct diag *d)
 {
-	struct nl_sock rt, eth;
+	struct nl_sock eth;
 	struct et_link l;
 	struct et_drvinfo di;
 	int ret;
 
-	ret = nl_open_rtnl(&rt);
-	if (ret)
-		return ret;
-	ret = link_get(&rt, dev, &l);
-	nl_close(&rt);
+	ret = link_get_dev(dev, &l);
 	if (ret)
 		return ret;
 	snprintf(d->kind, sizeof(d->kind), "%s", l.kind);
@@ -157,37 +155,68 @@ static void txlat_delay(struct diag *d)
  * ecfd2ce1a9d5) and the one that capped it at 4 Gbit/s (128 us). */
 #define DELAYED_US 100.0
 
+/* The sweep's D and txlat's D measure the same delay two ways; say whether they agree and,
+ * when not, why the sweep's cannot be trusted here. */
+static void crosscheck(struct diag *d, double R_mbps)
+{
+	const struct tsq_sweep *s = &d->tsq;
+	double line = d->speed > 0 ? d->speed * s->rho : 0;
+
+	if (!s->fit_ok || isnan(d->d_txlat_us))
+		return;
+	d->crosscheck =
+		d->d_txlat_us >= s->fit.D_lo * 1e6 * 0.8 && d->d_txlat_us <= s->fit.D_hi * 1e6 * 1.2
+			? "agree"
+			: "disagree";
+	if (!strcmp(d->crosscheck, "agree"))
+		return;
+	if (line > 0 && R_mbps < 0.8 * line)
+		ev(d,
+		   "cross-check: the sweep's plateau %.0f Mbit/s is below the line rate %.0f: "
+		   "the kernel's own TSQ floor max(2*truesize, pacing_rate>>10) caps the window "
+		   "above the sysctl, so its D %.0f us is not the completion delay; txlat's is "
+		   "used",
+		   R_mbps, line, s->fit.D * 1e6);
+	else
+		ev(d,
+		   "cross-check: the sweep's D %.0f us [%.0f, %.0f] disagrees with txlat's %.0f "
+		   "us (the sweep sees the window only from one skb up); txlat's is used",
+		   s->fit.D * 1e6, s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, d->d_txlat_us);
+}
+
 static void decide(const char *dev, struct diag *d)
 {
 	const struct tsq_sweep *s = &d->tsq;
 	double R = s->fit_ok ? s->fit.R / 1e6 : fmax(d->one_flow, 0);
 	double D_fit = s->fit_ok ? s->fit.D * 1e6 : NAN;
 	double D_us = !isnan(d->d_txlat_us) ? d->d_txlat_us : D_fit;
-	double coal_us = d->have_coal && vals_has(&d->coal, ETHTOOL_A_COALESCE_TX_USECS) ?
-				 (double)d->coal.v[ETHTOOL_A_COALESCE_TX_USECS] :
-				 0;
+	double coal_us = d->have_coal && vals_has(&d->coal, ETHTOOL_A_COALESCE_TX_USECS)
+				 ? (double)d->coal.v[ETHTOOL_A_COALESCE_TX_USECS]
+				 : 0;
 	bool sw = software_kind(d->kind, d->driver);
 
 	/* A software device's "completion" is its receiver: nothing below applies to it. */
 	if (sw) {
 		d->v = V_SOFTWARE;
-		ev(d, "%s is a software device (%s): its \"completion\" is the receiver consuming the "
-		      "skb",
+		ev(d,
+		   "%s is a software device (%s): its \"completion\" is the receiver consuming the "
+		   "skb",
 		   dev, d->kind[0] ? d->kind : d->driver);
 		if (d->tl.ok && d->tl.tcp_skbs)
 			ev(d, "%.0f%% of TCP skbs left their socket before the free (txlat: %s)",
 			   100 * d->tl.orphan_frac, d->tl.free_is[0] ? d->tl.free_is : "receiver");
 		if (s->fit_ok)
-			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s", R,
-			   D_fit, s->cap_default_mbps);
+			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s",
+			   R, D_fit, s->cap_default_mbps);
 		return;
 	}
 	if (d->tl.ok && d->tl.tcp_skbs > 100 && d->tl.orphan_frac > 0.5) {
 		d->v = V_ORPHAN;
 		ev(d, "%.0f%% of %llu TCP skbs were not owned by their socket when freed (txlat)",
 		   100 * d->tl.orphan_frac, (unsigned long long)d->tl.tcp_skbs);
-		ev(d, "TSQ and BQL cannot see this device's queue: single flows are not throttled by "
-		      "completions, and bufferbloat moves into the driver");
+		ev(d,
+		   "TSQ and BQL cannot see this device's queue: single flows are not throttled by "
+		   "completions, and bufferbloat moves into the driver");
 		remedy_from_db(d, "orphan");
 		if (!d->nrem)
 			rem(d, "make the driver keep skbs owned until completion (napi_tx / a TX "
@@ -196,8 +225,9 @@ static void decide(const char *dev, struct diag *d)
 	}
 	if (d->did_mtu && d->mtus.collapse) {
 		d->v = V_LARGE_MTU;
-		ev(d, "one flow collapses from mtu %u while two flows recover (HiperSockets "
-		      "pattern)",
+		ev(d,
+		   "one flow collapses from mtu %u while two flows recover (HiperSockets "
+		   "pattern)",
 		   d->mtus.collapse_mtu);
 		rem(d, "use an MTU below %u, or make completions independent of the next transmit",
 		    d->mtus.collapse_mtu);
@@ -209,8 +239,9 @@ static void decide(const char *dev, struct diag *d)
 	if (!isnan(d->d_txlat_us) && d->d_txlat_us >= 2000 &&
 	    d->d_txlat_us > 3 * (coal_us + DELAYED_US)) {
 		d->v = V_STALL;
-		ev(d, "completion delay %.0f us (txlat p50 %.0f us, p90 %.0f us) with tx-usecs %.0f: "
-		      "completions wait for something else",
+		ev(d,
+		   "completion delay %.0f us (txlat p50 %.0f us, p90 %.0f us) with tx-usecs %.0f: "
+		   "completions wait for something else",
 		   d->d_txlat_us, d->tl.p50_us, d->tl.p90_us, coal_us);
 		ev(d, "one flow %.1f Mbit/s, two flows %.1f Mbit/s", d->one_flow, d->two_flows);
 		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
@@ -221,13 +252,24 @@ static void decide(const char *dev, struct diag *d)
 	if (!sw && !d->tl.ok && d->two_flows > 2 * d->one_flow &&
 	    d->one_flow < 0.5 * fmax(R, d->two_flows)) {
 		d->v = V_STALL;
-		ev(d, "one flow %.1f Mbit/s, two flows %.1f Mbit/s: a second flow's transmits free "
-		      "the first flow's skbs",
+		ev(d,
+		   "one flow %.1f Mbit/s, two flows %.1f Mbit/s: a second flow's transmits free "
+		   "the first flow's skbs",
 		   d->one_flow, d->two_flows);
 		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
 		       "completion interrupt or shorten the timer");
 		remedy_from_db(d, "next");
 		return;
+	}
+	/* The part of a measured delay this host's own timers/interrupts add to any completion
+	 * (an emulated guest's: ~80 us) is not the driver's coalescing. */
+	if (!isnan(d->d_txlat_us) && !isnan(d->floor_us)) {
+		D_us = fmax(0, D_us - d->floor_us);
+		if (d->floor_us >= 10)
+			ev(d,
+			   "this host's timer wake-ups are late by %.0f us (median), part of every "
+			   "measured completion delay; %.0f us remain",
+			   d->floor_us, D_us);
 	}
 	if (!isnan(D_us) && D_us >= DELAYED_US) {
 		struct model_in in;
@@ -236,13 +278,16 @@ static void decide(const char *dev, struct diag *d)
 
 		d->v = V_DELAYED;
 		if (!isnan(d->d_txlat_us))
-			ev(d, "completion delay D %.0f us beyond %.0f us of serialization (txlat p50 "
-			      "%.0f us, p99 %.0f us)",
+			ev(d,
+			   "completion delay D %.0f us beyond %.0f us of serialization (txlat p50 "
+			   "%.0f us, p99 %.0f us)",
 			   d->d_txlat_us, d->ser_us, d->tl.p50_us, d->tl.p99_us);
 		if (s->fit_ok)
-			ev(d, "TSQ sweep fit: D %.0f us [%.0f, %.0f], plateau %.0f Mbit/s, knee %.0f "
-			      "KiB",
+			ev(d,
+			   "TSQ sweep fit: D %.0f us [%.0f, %.0f], plateau %.0f Mbit/s, knee %.0f "
+			   "KiB",
 			   D_fit, s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, R, s->fit.knee / 1024);
+		crosscheck(d, R);
 		model_defaults(&in);
 		in.rate_bps = d->speed > 0 ? d->speed * 1e6 : s->fit.R;
 		in.tsq = s->tsq_before ? s->tsq_before : 4194304;
@@ -253,16 +298,20 @@ static void decide(const char *dev, struct diag *d)
 			struct model_out mo;
 
 			if (!model_predict(&in, &mo)) {
-				ev(d, "model: one flow capped at %.0f Mbit/s at tcp_limit_output_bytes "
-				      "%llu",
+				ev(d,
+				   "model: one flow capped at %.0f Mbit/s at "
+				   "tcp_limit_output_bytes "
+				   "%llu",
 				   mo.tput_bps / 1e6, (unsigned long long)in.tsq);
 				d->cap_model_mbps = mo.tput_bps / 1e6;
 			}
 		}
 		us = model_max_tx_usecs(&in, 0.95);
 		if (knob && us >= 0)
-			rem(d, "ethtune set %s coalesce %s %.0f (largest delay that keeps 95%% of line "
-			       "rate at the current TSQ limit, by the model)",
+			rem(d,
+			    "ethtune set %s coalesce %s %.0f (largest delay that keeps 95%% of "
+			    "line "
+			    "rate at the current TSQ limit, by the model)",
 			    dev, knob, floor(us));
 		if (s->fit_ok)
 			rem(d, "or raise net.ipv4.tcp_limit_output_bytes to at least %.0f",
@@ -274,9 +323,11 @@ static void decide(const char *dev, struct diag *d)
 		ev(d, "completion delay %.0f us beyond serialization (txlat p50 %.0f us)",
 		   d->d_txlat_us, d->tl.p50_us);
 	if (s->fit_ok)
-		ev(d, "TSQ sweep fit: D %.1f us; one flow reaches %.0f%% of the plateau at the "
-		      "current limit",
+		ev(d,
+		   "TSQ sweep fit: D %.1f us; one flow reaches %.0f%% of the plateau at the "
+		   "current limit",
 		   D_fit, R > 0 ? 100 * s->cap_current_mbps / R : 0);
+	crosscheck(d, R);
 }
 
 static void print_diag(const char *dev, const struct diag *d)
@@ -292,6 +343,12 @@ static void print_diag(const char *dev, const struct diag *d)
 			    d->tsq.fit.D * 1e6);
 	print_float(PRINT_ANY, "serialization-us", "  serialization of an average skb %.0f us\n",
 		    d->ser_us);
+	if (d->crosscheck)
+		print_string(PRINT_ANY, "D-crosscheck", "  D from the sweep and from txlat: %s\n",
+			     d->crosscheck);
+	if (!isnan(d->floor_us))
+		print_float(PRINT_ANY, "timer-floor-us",
+			    "  timer wake-up floor of this host %.0f us\n", d->floor_us);
 	open_json_array(PRINT_JSON, "evidence");
 	for (i = 0; i < d->nev; i++) {
 		print_text("  evidence: ");
@@ -307,14 +364,6 @@ static void print_diag(const char *dev, const struct diag *d)
 	print_float(PRINT_ANY, "elapsed-s", "diagnose took %.1f s\n", d->elapsed_s);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int cmd_diagnose(int argc, char **argv)
 {
 	struct sweep_opts o;
@@ -322,7 +371,7 @@ int cmd_diagnose(int argc, char **argv)
 	struct probe_result *r;
 	bool mtu_sweep = false, no_txlat = false;
 	char err[512];
-	double t0 = now_s();
+	double t0 = et_now_s();
 	int i, used, ret;
 
 	sweep_opts_init(&o);
@@ -373,6 +422,10 @@ int cmd_diagnose(int argc, char **argv)
 	print_string(PRINT_ANY, "peer", ") via %s\n", o.peer);
 	if (d->have_coal)
 		obj_show(&et_coalesce, &d->coal);
+
+	d->floor_us = NAN;
+	if (timer_floor_us(200, &d->floor_us))
+		d->floor_us = NAN;
 
 	/* 1. Tracing under request/response load: one small skb in flight at a time, so the ring
 	 * never queues and xmit-to-free is the completion delay itself; also shows orphaning. */
@@ -431,7 +484,7 @@ int cmd_diagnose(int argc, char **argv)
 		d->did_mtu = true;
 		sweep_mtu_print(&d->mtus);
 	}
-	d->elapsed_s = now_s() - t0;
+	d->elapsed_s = et_now_s() - t0;
 	txlat_delay(d);
 	decide(o.dev, d);
 	print_diag(o.dev, d);

@@ -1,5 +1,6 @@
 /* Link object over rtnetlink: MTU, GSO/TSO/GRO limits, txqueuelen, qdisc; GET reply and SET. */
 #include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
@@ -8,6 +9,7 @@
 
 #include "devobj.h"
 #include "ethtool_attrs.h"
+#include "ethtune.h"
 
 /* Settable ones carry their rtnetlink attribute; read-only limits are marked ro. */
 const struct et_param link_params[] = {
@@ -104,6 +106,7 @@ int link_parse_reply(const struct nlmsghdr *nlh, struct et_link *l)
 	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifm)))
 		return -EBADMSG;
 	l->ifindex = ifm->ifi_index;
+	l->flags = ifm->ifi_flags;
 	return mnl_attr_parse(nlh, sizeof(*ifm), link_attr_cb, l) < 0 ? -EBADMSG : 0;
 }
 
@@ -138,4 +141,46 @@ int link_set(struct nl_sock *rt, int ifindex, const struct et_change *ch, unsign
 	for (i = 0; i < n; i++)
 		mnl_attr_put_u32(nlh, ch[i].p->attr, (uint32_t)ch[i].val);
 	return nl_talk(rt, nlh, NULL, NULL);
+}
+
+int link_get_dev(const char *dev, struct et_link *l)
+{
+	struct nl_sock rt;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	ret = nl_open_rtnl(&rt);
+	if (ret)
+		return ret;
+	ret = link_get(&rt, dev, l);
+	nl_close(&rt);
+	return ret;
+}
+
+int link_admin(struct nl_sock *rt, int ifindex, bool up)
+{
+	struct nlmsghdr *nlh = nl_msg_start(rt, RTM_NEWLINK, 0);
+	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = ifindex;
+	ifm->ifi_flags = up ? IFF_UP : 0;
+	ifm->ifi_change = IFF_UP;
+	return nl_talk(rt, nlh, NULL, NULL);
+}
+
+int link_wait_up(const char *dev, double timeout_s)
+{
+	double end = et_now_s() + timeout_s;
+	struct et_link l;
+
+	for (;;) {
+		if (link_get_dev(dev, &l))
+			return -ENODEV;
+		if (!strcmp(l.operstate, "UP") || !strcmp(l.operstate, "UNKNOWN"))
+			return 0;
+		if (et_now_s() > end)
+			return -ETIMEDOUT;
+		nanosleep(&(struct timespec){ 0, 100 * 1000000L }, NULL);
+	}
 }

@@ -19,19 +19,25 @@ static const struct et_cmd commands[] = {
 	  "tune DEV --peer ADDR[:PORT] --objective throughput|latency|cpu|balanced [--param KEY]\n"
 	  "            [--values V,...] [--write-profile FILE | --profile-name NAME]" },
 	{ "diagnose", cmd_diagnose,
-	  "diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] [--mtu-sweep] [--svg F]" },
+	  "diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] [--mtu-sweep] [--svg "
+	  "F]" },
 	{ "serve", cmd_serve, "serve [--bind ADDR] [--port P] [--once]" },
 	{ "probe", cmd_probe,
 	  "probe --peer ADDR[:PORT] [--test stream|maerts|rr|crr] [--duration S] [--warmup S]\n"
-	  "            [--flows N] [--msg-size B] [--recv-size B] [--sndbuf B] [--rcvbuf B] [--nodelay]\n"
+	  "            [--flows N] [--msg-size B] [--recv-size B] [--sndbuf B] [--rcvbuf B] "
+	  "[--nodelay]\n"
 	  "            [--cc NAME] [--cpu L,R] [--iterations MIN,MAX] [--confidence LEVEL,WIDTH]\n"
 	  "            [--bind-dev DEV]" },
-	{ "txlat", cmd_txlat, "txlat DEV [--duration S] [--load PROBE-ARGS | --load-cmd CMD] [--backend B]" },
-	{ "model", cmd_model, "model --rate RATE --tsq BYTES --tx-usecs US [--mtu N] [--gso-size B] [--rtt US]" },
-	{ "profile", cmd_profile, "profile list | show NAME | match DEV | apply DEV [NAME] | verify DEV [NAME]" },
+	{ "txlat", cmd_txlat,
+	  "txlat DEV [--duration S] [--load PROBE-ARGS | --load-cmd CMD] [--backend B]" },
+	{ "model", cmd_model,
+	  "model --rate RATE --tsq BYTES --tx-usecs US [--mtu N] [--gso-size B] [--rtt US]" },
+	{ "profile", cmd_profile,
+	  "profile list | show NAME | match DEV | apply DEV [NAME] | verify DEV [NAME]" },
 	{ "rdma", cmd_rdma,
 	  "rdma list | caps [IBDEV] | probe IBDEV [--msg-size B] [--depth D] [--iters N]\n"
-	  "            [--cq-count N --cq-period US] [--sweep] [--poll] [--port N] [--gid-index N]" },
+	  "            [--cq-count N --cq-period US] [--sweep] [--poll] [--port N] [--gid-index "
+	  "N]" },
 };
 
 static void usage(FILE *f)

@@ -30,7 +30,7 @@
 /* show_device() comes with the device objects; until it is linked, the snapshot is skipped. */
 #pragma weak show_device
 
-static const char *const test_names[] = {"stream", "maerts", "rr", "crr"};
+static const char *const test_names[] = { "stream", "maerts", "rr", "crr" };
 
 const char *probe_test_name(enum probe_test t)
 {
@@ -206,7 +206,7 @@ static int connect_timeout(const struct sockaddr *sa, socklen_t sl, const struct
 		e = errno;
 		goto fail;
 	}
-	p = (struct pollfd){.fd = fd, .events = POLLOUT};
+	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
 	r = poll(&p, 1, timeout_ms);
 	if (r == 0) {
 		e = ETIMEDOUT;
@@ -251,7 +251,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	struct probe_result *res = cc->res;
 	char *err = res->err, e2[256];
 	size_t el = sizeof(res->err);
-	struct eng e = {.lfd = -1};
+	struct eng e = { .lfd = -1 };
 	struct sockaddr_storage dp = *peer;
 	uint32_t cookie;
 	unsigned int i;
@@ -304,7 +304,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	e.peer_len = pl;
 	if (cfg->test != PROBE_CRR) {
 		for (i = 0; i < cfg->flows; i++) {
-			uint32_t c[2] = {htonl(cookie), htonl(i)};
+			uint32_t c[2] = { htonl(cookie), htonl(i) };
 
 			r = connect_timeout((struct sockaddr *)&dp, pl, &e.so,
 					    PROTO_HELLO_TIMEOUT_MS, e2, sizeof(e2));
@@ -394,14 +394,14 @@ out:
 int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 {
 	struct probe_cfg cfgv = *cfg_in, *cfg = &cfgv;
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
-	struct eng_sockopts cso = {0};
-	struct client_ctx cc = {.cfg = cfg, .res = res};
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct eng_sockopts cso = { 0 };
+	struct client_ctx cc = { .cfg = cfg, .res = res };
 	struct sockaddr_storage peer;
 	struct probe_hist *hist;
 	socklen_t pl;
 	char host[256], ps[8], e2[256] = "", dev[IFNAMSIZ];
-	double flow[PROBE_MAX_FLOWS], flow_sum[PROBE_MAX_FLOWS] = {0};
+	double flow[PROBE_MAX_FLOWS], flow_sum[PROBE_MAX_FLOWS] = { 0 };
 	unsigned int n, i;
 	json_t *m;
 	int ctl, r;

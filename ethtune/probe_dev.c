@@ -18,15 +18,15 @@
 
 /* ---- device telemetry: sysfs statistics, /proc/interrupts, ethtool -S ---- */
 
-static const char *const stat_names[6] = {"rx_packets", "tx_packets", "rx_bytes",
-					  "tx_bytes",	"rx_dropped", "tx_dropped"};
+static const char *const stat_names[6] = { "rx_packets", "tx_packets", "rx_bytes",
+					   "tx_bytes",	 "rx_dropped", "tx_dropped" };
 
 static void ethtool_stats(const char *dev, struct dev_snap *s)
 {
 	struct ethtool_sset_info *si;
 	struct ethtool_gstrings *gs = NULL;
 	struct ethtool_stats *st = NULL;
-	struct ifreq ifr = {0};
+	struct ifreq ifr = { 0 };
 	unsigned int n;
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
@@ -126,7 +126,7 @@ void local_dev(int fd, char *buf, size_t len)
 		return;
 	if (ss.ss_family == AF_INET6 &&
 	    IN6_IS_ADDR_V4MAPPED(&((struct sockaddr_in6 *)&ss)->sin6_addr)) {
-		struct sockaddr_in v4 = {.sin_family = AF_INET};
+		struct sockaddr_in v4 = { .sin_family = AF_INET };
 
 		memcpy(&v4.sin_addr, &((struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr[12], 4);
 		memcpy(&ss, &v4, sizeof(v4));
@@ -182,14 +182,14 @@ void dev_delta(struct probe_devstats *d, const char *dev, const struct dev_snap 
 	}
 }
 
-static const char *const dev_keys[] = {"rx_packets", "tx_packets", "rx_bytes", "tx_bytes",
-				       "rx_dropped", "tx_dropped", "irqs",     "irq_lines"};
+static const char *const dev_keys[] = { "rx_packets", "tx_packets", "rx_bytes", "tx_bytes",
+					"rx_dropped", "tx_dropped", "irqs",	"irq_lines" };
 
 /* Counters as a flat object of counts for the result message ("es:" prefixes ethtool -S). */
 json_t *devstats_json(const struct probe_devstats *d)
 {
-	const uint64_t v[8] = {d->rx_packets, d->tx_packets, d->rx_bytes, d->tx_bytes,
-			       d->rx_dropped, d->tx_dropped, d->irqs,	  d->irq_lines};
+	const uint64_t v[8] = { d->rx_packets, d->tx_packets, d->rx_bytes, d->tx_bytes,
+				d->rx_dropped, d->tx_dropped, d->irqs,	   d->irq_lines };
 	json_t *o = json_object();
 	char k[40];
 	unsigned int i;
@@ -205,8 +205,8 @@ json_t *devstats_json(const struct probe_devstats *d)
 
 void devstats_parse(json_t *o, const char *dev, struct probe_devstats *d)
 {
-	uint64_t *v[8] = {&d->rx_packets, &d->tx_packets, &d->rx_bytes, &d->tx_bytes,
-			  &d->rx_dropped, &d->tx_dropped, &d->irqs};
+	uint64_t *v[8] = { &d->rx_packets, &d->tx_packets, &d->rx_bytes, &d->tx_bytes,
+			   &d->rx_dropped, &d->tx_dropped, &d->irqs };
 	const char *k;
 	json_t *x;
 	unsigned int i, j;

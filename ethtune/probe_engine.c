@@ -31,7 +31,7 @@ static uint64_t now_ns(void)
 
 int eng_sockopts(int fd, const struct eng_sockopts *so, char *err, size_t errlen)
 {
-	struct timeval tv = {.tv_sec = DATA_IO_TIMEOUT_S};
+	struct timeval tv = { .tv_sec = DATA_IO_TIMEOUT_S };
 	int one = 1, v;
 
 	if (so->sndbuf) {
@@ -392,7 +392,7 @@ struct cpu_snap {
 
 static void cpu_snap(struct cpu_snap *s)
 {
-	unsigned long long v[10] = {0};
+	unsigned long long v[10] = { 0 };
 	struct rusage ru;
 	FILE *f = fopen("/proc/stat", "r");
 	int i;
@@ -457,7 +457,7 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 {
 	for (;;) {
 		uint64_t now = now_ns(), sum;
-		struct pollfd p = {.fd = ctl_fd, .events = POLLIN};
+		struct pollfd p = { .fd = ctl_fd, .events = POLLIN };
 		int ms, r;
 
 		r = first_worker_error(e, err, errlen);

@@ -22,51 +22,53 @@ struct field {
 	const char *const *choices; /* F_STR: allowed values, NULL-terminated */
 };
 
-static const char *const test_names[] = {"stream", "maerts", "rr", "crr", NULL};
+static const char *const test_names[] = { "stream", "maerts", "rr", "crr", NULL };
 
-static const struct field f_hello[] = {{"version", F_STR, true, 0, 31},
-				       {"kernel", F_STR, false, 0, 127},
-				       {"hostname", F_STR, false, 0, 63},
-				       {NULL}};
-static const struct field f_error[] = {
-	{"msg", F_STR, true, 0, 255}, {"code", F_STR, false, 0, 31}, {NULL}};
+static const struct field f_hello[] = { { "version", F_STR, true, 0, 31 },
+					{ "kernel", F_STR, false, 0, 127 },
+					{ "hostname", F_STR, false, 0, 63 },
+					{ NULL } };
+static const struct field f_error[] = { { "msg", F_STR, true, 0, 255 },
+					{ "code", F_STR, false, 0, 31 },
+					{ NULL } };
 static const struct field f_setup[] = {
-	{"test", F_STR, true, 0, 15, test_names},
-	{"flows", F_INT, true, 1, PROBE_MAX_FLOWS},
-	{"msg_size", F_INT, true, 1, PROBE_MAX_MSG},
-	{"sndbuf", F_INT, true, 0, PROBE_MAX_BUF},
-	{"rcvbuf", F_INT, true, 0, PROBE_MAX_BUF},
-	{"nodelay", F_BOOL, true},
-	{"cc", F_STR, true, 0, 15},
-	{"cpu", F_INT, true, -1, 4095},
-	{"duration_ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL},
-	{"warmup_ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL},
-	{"cookie", F_INT, true, 0, 0xffffffffLL},
-	{"recv_size", F_INT, false, 0, PROBE_MAX_MSG},
-	{NULL}};
-static const struct field f_setup_ok[] = {{"data_port", F_INT, true, 1, 65535}, {NULL}};
-static const struct field f_none[] = {{NULL}};
-static const struct field f_result[] = {{"elapsed_ns", F_INT, true, 0, INT64_MAX},
-					{"cpu_util", F_REAL, true},
-					{"proc_cpu", F_REAL, true},
-					{"sndbuf_end", F_INT, true, 0, UINT32_MAX},
-					{"rcvbuf_end", F_INT, true, 0, UINT32_MAX},
-					{"bytes", F_INTARR, true, 0, PROBE_MAX_FLOWS},
-					{"trans", F_INTARR, true, 0, PROBE_MAX_FLOWS},
-					{"tcp_info", F_INTOBJ, false, 0, 16},
-					{"dev", F_STR, false, 0, 31},
-					{"dev_stats", F_INTOBJ, false, 0, 8 + PROBE_MAX_ETHTOOL},
-					{NULL}};
+	{ "test", F_STR, true, 0, 15, test_names },
+	{ "flows", F_INT, true, 1, PROBE_MAX_FLOWS },
+	{ "msg_size", F_INT, true, 1, PROBE_MAX_MSG },
+	{ "sndbuf", F_INT, true, 0, PROBE_MAX_BUF },
+	{ "rcvbuf", F_INT, true, 0, PROBE_MAX_BUF },
+	{ "nodelay", F_BOOL, true },
+	{ "cc", F_STR, true, 0, 15 },
+	{ "cpu", F_INT, true, -1, 4095 },
+	{ "duration_ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL },
+	{ "warmup_ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL },
+	{ "cookie", F_INT, true, 0, 0xffffffffLL },
+	{ "recv_size", F_INT, false, 0, PROBE_MAX_MSG },
+	{ NULL }
+};
+static const struct field f_setup_ok[] = { { "data_port", F_INT, true, 1, 65535 }, { NULL } };
+static const struct field f_none[] = { { NULL } };
+static const struct field f_result[] = { { "elapsed_ns", F_INT, true, 0, INT64_MAX },
+					 { "cpu_util", F_REAL, true },
+					 { "proc_cpu", F_REAL, true },
+					 { "sndbuf_end", F_INT, true, 0, UINT32_MAX },
+					 { "rcvbuf_end", F_INT, true, 0, UINT32_MAX },
+					 { "bytes", F_INTARR, true, 0, PROBE_MAX_FLOWS },
+					 { "trans", F_INTARR, true, 0, PROBE_MAX_FLOWS },
+					 { "tcp_info", F_INTOBJ, false, 0, 16 },
+					 { "dev", F_STR, false, 0, 31 },
+					 { "dev_stats", F_INTOBJ, false, 0, 8 + PROBE_MAX_ETHTOOL },
+					 { NULL } };
 
 static const struct {
 	const char *name;
 	const struct field *fields;
 } types[PM__COUNT] = {
-	[PM_HELLO] = {"hello", f_hello}, [PM_ERROR] = {"error", f_error},
-	[PM_SETUP] = {"setup", f_setup}, [PM_SETUP_OK] = {"setup_ok", f_setup_ok},
-	[PM_READY] = {"ready", f_none},	 [PM_START] = {"start", f_none},
-	[PM_STOP] = {"stop", f_none},	 [PM_RESULT] = {"result", f_result},
-	[PM_BYE] = {"bye", f_none},
+	[PM_HELLO] = { "hello", f_hello }, [PM_ERROR] = { "error", f_error },
+	[PM_SETUP] = { "setup", f_setup }, [PM_SETUP_OK] = { "setup_ok", f_setup_ok },
+	[PM_READY] = { "ready", f_none },  [PM_START] = { "start", f_none },
+	[PM_STOP] = { "stop", f_none },	   [PM_RESULT] = { "result", f_result },
+	[PM_BYE] = { "bye", f_none },
 };
 
 const char *proto_type_name(enum proto_type t)
@@ -254,7 +256,7 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
 	size_t got = 0;
 
 	while (got < len) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
+		struct pollfd p = { .fd = fd, .events = POLLIN };
 		int64_t left = deadline - now_ms();
 		ssize_t n;
 		int r;

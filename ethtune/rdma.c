@@ -35,7 +35,7 @@ bool rdma_gid_is_zero(const union ibv_gid *g)
 
 bool rdma_gid_is_v4mapped(const union ibv_gid *g)
 {
-	static const uint8_t pfx[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
 	return !memcmp(g->raw, pfx, sizeof(pfx));
 }
@@ -65,8 +65,9 @@ int rdma_pick_gid(const struct ibv_gid_entry *e, unsigned int n)
 		uint32_t type;
 		int addr; /* 0 any, 1 v4-mapped, 2 link-local */
 	} pref[] = {
-		{IBV_GID_TYPE_ROCE_V2, 1}, {IBV_GID_TYPE_ROCE_V2, 2}, {IBV_GID_TYPE_ROCE_V2, 0},
-		{IBV_GID_TYPE_ROCE_V1, 0}, {IBV_GID_TYPE_IB, 0},
+		{ IBV_GID_TYPE_ROCE_V2, 1 }, { IBV_GID_TYPE_ROCE_V2, 2 },
+		{ IBV_GID_TYPE_ROCE_V2, 0 }, { IBV_GID_TYPE_ROCE_V1, 0 },
+		{ IBV_GID_TYPE_IB, 0 },
 	};
 
 	for (size_t p = 0; p < sizeof(pref) / sizeof(pref[0]); p++)
@@ -258,7 +259,7 @@ static struct ibv_device *devs_find(struct rdma_devs *d, const char *name)
 
 static const char *port_state_str(enum ibv_port_state s)
 {
-	static const char *const n[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+	static const char *const n[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
 
 	return (unsigned int)s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
 }
@@ -616,7 +617,10 @@ static struct ibv_qp *lb_qp(struct lb *lb, struct ibv_cq *scq, struct ibv_cq *rc
 	struct ibv_qp_init_attr ia = {
 		.send_cq = scq,
 		.recv_cq = rcq,
-		.cap = {.max_send_wr = sq, .max_recv_wr = rq, .max_send_sge = 1, .max_recv_sge = 1},
+		.cap = { .max_send_wr = sq,
+			 .max_recv_wr = rq,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 1,
 	};
@@ -710,9 +714,10 @@ static void lb_close(struct lb *lb)
 
 static int lb_post_recv(struct lb *lb, uint32_t n, uint32_t msg)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)lb->buf + msg, .length = msg, .lkey = lb->mr->lkey};
-	struct ibv_recv_wr wr = {.sg_list = &sge, .num_sge = 1}, *bad;
+	struct ibv_sge sge = { .addr = (uintptr_t)lb->buf + msg,
+			       .length = msg,
+			       .lkey = lb->mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 
 	for (uint32_t i = 0; i < n; i++) {
 		int ret = lb->ops->post_recv(lb->b, &wr, &bad);
@@ -822,7 +827,7 @@ static int lb_reap_recv(struct lb *lb, uint32_t msg)
 /* Wait for a completion event on A's send CQ and re-arm it. */
 static int lb_wait_event(struct lb *lb)
 {
-	struct pollfd pfd = {.fd = lb->ch->fd, .events = POLLIN};
+	struct pollfd pfd = { .fd = lb->ch->fd, .events = POLLIN };
 	struct ibv_cq *cq;
 	void *cqctx;
 	int ret;
@@ -848,12 +853,13 @@ static int lb_wait_event(struct lb *lb)
 static int lb_run(struct lb *lb, const struct rdma_probe_opts *o, uint64_t n, uint64_t *lat,
 		  struct lb_result *r)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)lb->buf, .length = o->msg_size, .lkey = lb->mr->lkey};
-	struct ibv_send_wr wr = {.sg_list = &sge,
-				 .num_sge = 1,
-				 .opcode = IBV_WR_SEND,
-				 .send_flags = IBV_SEND_SIGNALED},
+	struct ibv_sge sge = { .addr = (uintptr_t)lb->buf,
+			       .length = o->msg_size,
+			       .lkey = lb->mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED },
 			   *bad;
 	uint64_t *t_post = calloc(o->depth, sizeof(*t_post));
 	uint64_t posted = 0, done = 0, t0;
@@ -957,8 +963,8 @@ static void print_result(const struct modset *m, const struct lb_result *r, bool
 /* Sweep points, clipped to what the device reports. */
 static unsigned int sweep_points(const struct ibv_cq_moderation_caps *c, struct modset *m)
 {
-	static const struct modset pts[] = {{1, 0},   {1, 8},	{4, 4},	  {8, 8},
-					    {16, 16}, {32, 16}, {64, 32}, {128, 64}};
+	static const struct modset pts[] = { { 1, 0 },	 { 1, 8 },   { 4, 4 },	 { 8, 8 },
+					     { 16, 16 }, { 32, 16 }, { 64, 32 }, { 128, 64 } };
 	unsigned int n = 0;
 
 	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++)
@@ -973,7 +979,7 @@ static int rdma_probe(int argc, char **argv)
 	struct rdma_devs d;
 	struct ibv_device *dev;
 	struct lb lb;
-	struct modset sets[16] = {{-1, -1}};
+	struct modset sets[16] = { { -1, -1 } };
 	unsigned int nsets = 1;
 	const struct ibv_cq_moderation_caps *mc;
 	bool mod_ok;

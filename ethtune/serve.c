@@ -74,8 +74,8 @@ static int accept_flows(struct eng *e, int ctl, uint32_t cookie, char *err, size
 	unsigned int got = 0;
 
 	while (got < e->flows) {
-		struct pollfd p[2] = {{.fd = e->lfd, .events = POLLIN},
-				      {.fd = ctl, .events = POLLIN}};
+		struct pollfd p[2] = { { .fd = e->lfd, .events = POLLIN },
+				       { .fd = ctl, .events = POLLIN } };
 		int64_t left = deadline - mono_ms();
 		uint32_t c[2];
 		ssize_t n;
@@ -132,9 +132,9 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	struct eng e = {.lfd = -1};
+	struct eng e = { .lfd = -1 };
 	struct eng_sockopts so2;
-	struct serve_mark mk = {0};
+	struct serve_mark mk = { 0 };
 	char err[256] = "";
 	json_t *m;
 	const char *test = json_string_value(json_object_get(setup, "test"));
@@ -320,7 +320,7 @@ static int session(int ctl, const struct sockaddr_storage *peer)
 
 static int serve_listen(const char *bind_addr, uint16_t port, char *shown, size_t len)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
 	struct addrinfo *ai = NULL, *a;
 	char ps[8];
 	int fd = -1, one = 1, zero = 0, r;
@@ -367,7 +367,7 @@ int cmd_serve(int argc, char **argv)
 	pid_t child = 0;
 	int child_rc = 0, lfd, i;
 	char shown[80];
-	struct sigaction sa = {.sa_handler = on_term};
+	struct sigaction sa = { .sa_handler = on_term };
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--bind") && i + 1 < argc) {
@@ -401,7 +401,7 @@ int cmd_serve(int argc, char **argv)
 	print_text("ethtune serve: listening on %s\n", shown);
 	fflush(stdout);
 	while (!serve_quit) {
-		struct pollfd p = {.fd = lfd, .events = POLLIN};
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		struct sockaddr_storage peer;
 		socklen_t pl = sizeof(peer);
 		int st, cfd;

@@ -30,7 +30,8 @@ int cmd_set(int argc, char **argv)
 		et_err("set: usage: ethtune set DEV coalesce|ring|channels KEY VAL... | feature "
 		       "NAME "
 		       "on|off | priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N | "
-		       "gso-ipv4-max-size N | txqueuelen N [--for SECONDS]");
+		       "gso-ipv4-max-size N | txqueuelen N | admin-state up|down [--for SECONDS] "
+		       "[--allow-link-down]");
 		return EXIT_USAGE;
 	}
 	dev = argv[1];
@@ -46,6 +47,10 @@ int cmd_set(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			i++;
+			continue;
+		}
+		if (!strcmp(argv[i], "--allow-link-down")) {
+			devset_allow_link_down(true);
 			continue;
 		}
 		args[n++] = argv[i];

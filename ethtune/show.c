@@ -189,17 +189,13 @@ static void show_object(struct nl_sock *eth, const struct et_object *obj, const 
 
 int show_device(const char *dev, bool verbose)
 {
-	struct nl_sock rt, eth;
+	struct nl_sock eth;
 	struct et_link l;
 	struct et_drvinfo d;
 	static struct et_bitset bs;
 	int ret;
 
-	ret = nl_open_rtnl(&rt);
-	if (ret)
-		return ret;
-	ret = link_get(&rt, dev, &l);
-	nl_close(&rt);
+	ret = link_get_dev(dev, &l);
 	if (ret)
 		return ret;
 	ret = nl_open_genl(&eth, "ethtool");

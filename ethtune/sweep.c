@@ -34,14 +34,6 @@ void sweep_opts_init(struct sweep_opts *o)
 	o->tsq_constrained = 128u << 10;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 bool kernel_at_least(int major, int minor)
 {
 	struct utsname u;
@@ -54,15 +46,11 @@ bool kernel_at_least(int major, int minor)
 
 static void root_qdisc(const char *dev, char *buf, size_t len)
 {
-	struct nl_sock rt;
 	struct et_link l;
 
 	buf[0] = '\0';
-	if (nl_open_rtnl(&rt))
-		return;
-	if (!link_get(&rt, dev, &l))
+	if (!link_get_dev(dev, &l))
 		snprintf(buf, len, "%s", l.qdisc);
-	nl_close(&rt);
 }
 
 bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason, size_t rlen)
@@ -183,18 +171,14 @@ static double dev_rho(const char *dev)
 {
 	struct model_in in;
 	struct model_out out;
-	struct nl_sock rt;
 	struct et_link l;
 
 	model_defaults(&in);
-	if (!nl_open_rtnl(&rt)) {
-		if (!link_get(&rt, dev, &l)) {
-			if (vals_has(&l.v, IFLA_MTU))
-				in.mtu = (uint32_t)l.v.v[IFLA_MTU];
-			if (vals_has(&l.v, IFLA_GSO_MAX_SIZE))
-				in.gso_size = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
-		}
-		nl_close(&rt);
+	if (!link_get_dev(dev, &l)) {
+		if (vals_has(&l.v, IFLA_MTU))
+			in.mtu = (uint32_t)l.v.v[IFLA_MTU];
+		if (vals_has(&l.v, IFLA_GSO_MAX_SIZE))
+			in.gso_size = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
 	}
 	if (in.gso_size > 65536)
 		in.gso_size = 65536; /* BIG TCP needs more than a limit; keep the classic skb */
@@ -231,7 +215,7 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, uint64_t
 int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t errlen)
 {
 	struct sweep_opts po = *o;
-	double t0 = now_s(), fac, best = 0, L[SWEEP_MAX_POINTS], X[SWEEP_MAX_POINTS];
+	double t0 = et_now_s(), fac, best = 0, L[SWEEP_MAX_POINTS], X[SWEEP_MAX_POINTS];
 	unsigned int npts, i, k;
 	char buf[64];
 	int ret = 0;
@@ -285,7 +269,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 			model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
 		s->cap_default_mbps = model_sw(TSQ_DEFAULT_NOW, s->rho, s->fit.R, s->fit.D) / 1e6;
 	}
-	s->elapsed_s = now_s() - t0;
+	s->elapsed_s = et_now_s() - t0;
 	return 0;
 }
 
@@ -377,38 +361,24 @@ static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err
 /* Some drivers (e1000e) reset the NIC on an MTU change: wait for the link before measuring. */
 static void wait_link_up(const char *dev)
 {
-	struct timespec ts = { 0, 100 * 1000000L };
-	char path[128], state[32];
-	bool was_down = false;
-	int i;
+	struct et_link l;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", dev);
-	nanosleep(&(struct timespec){ 0, 300 * 1000000L }, NULL); /* a reset starts a little later */
-	for (i = 0; i < 150; i++) {
-		if (read_file_str(path, state, sizeof(state)) || !strcmp(state, "up") ||
-		    !strcmp(state, "unknown"))
-			break;
-		was_down = true;
-		nanosleep(&ts, NULL);
-	}
-	if (was_down)
+	nanosleep(&(struct timespec){ 0, 300 * 1000000L },
+		  NULL); /* a reset starts a little later */
+	if (!link_get_dev(dev, &l) && strcmp(l.operstate, "UP") && strcmp(l.operstate, "UNKNOWN")) {
+		link_wait_up(dev, 15);
 		sleep(1); /* the peer's end comes up about as late */
+	}
 }
 
 static uint32_t dev_max_mtu(const char *dev, uint32_t *cur)
 {
-	struct nl_sock rt;
 	struct et_link l;
-	uint32_t max = 0;
 
-	if (nl_open_rtnl(&rt))
+	if (link_get_dev(dev, &l))
 		return 0;
-	if (!link_get(&rt, dev, &l)) {
-		max = (uint32_t)l.v.v[IFLA_MAX_MTU];
-		*cur = (uint32_t)l.v.v[IFLA_MTU];
-	}
-	nl_close(&rt);
-	return max;
+	*cur = (uint32_t)l.v.v[IFLA_MTU];
+	return (uint32_t)l.v.v[IFLA_MAX_MTU];
 }
 
 int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t errlen)
@@ -416,7 +386,7 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 	static const uint32_t cand[] = { 1500, 4000, 9000, 16000, 32000, 65535 };
 	uint32_t mtus[16], max, cur = 0;
 	unsigned int n = 0, i;
-	double t0 = now_s(), base;
+	double t0 = et_now_s(), base;
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -470,7 +440,7 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 			break;
 		}
 	}
-	s->elapsed_s = now_s() - t0;
+	s->elapsed_s = et_now_s() - t0;
 	return 0;
 }
 
@@ -510,6 +480,11 @@ int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *
 	*used = 2;
 	if (!strcmp(a, "--quiet")) {
 		o->quiet = true;
+		*used = 1;
+		return 1;
+	}
+	if (!strcmp(a, "--allow-link-down")) {
+		devset_allow_link_down(true);
 		*used = 1;
 		return 1;
 	}

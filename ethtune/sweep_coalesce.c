@@ -124,6 +124,12 @@ out:
 	return ret;
 }
 
+/* What the change did besides the asked values (a link bounced for it, a value rounded). */
+static void say(const char *msg)
+{
+	et_warn("%s", msg);
+}
+
 int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, struct coal_sweep *s,
 		   char *err, size_t errlen)
 {
@@ -176,7 +182,7 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 				      spec->param[i], pt->val[i]);
 		}
 		sweep_progress(o, k + 1, total, what);
-		ret = devset_apply(o->dev, (int)argc, args, err, errlen, NULL);
+		ret = devset_apply(o->dev, (int)argc, args, err, errlen, say);
 		if (ret)
 			break;
 		if (!nl_open_genl(&ns, "ethtool")) {

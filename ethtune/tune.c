@@ -129,19 +129,25 @@ static int write_profile(const char *path, const char *name, const char *driver,
 	return fclose(f) ? -errno : 0;
 }
 
-static const char *default_knob(const char *dev, const char *driver, struct et_vals *cur)
+/* The knob that governs TX completion: the driver knowledge names it first (virtio_net reports
+ * tx-usecs it cannot set without NOTF_COAL; e1000e's TX follows rx-usecs). */
+static const char *default_knob(const char *driver, struct et_vals *cur,
+				const struct drv_param **dp)
 {
 	const struct drv_info *di = drvdb_lookup(driver);
 	unsigned int i;
 
-	if (vals_has(cur, ETHTOOL_A_COALESCE_TX_USECS))
-		return "tx-usecs";
+	*dp = NULL;
 	for (i = 0; di && i < di->n_params; i++) {
 		const struct et_param *p = obj_param(&et_coalesce, di->params[i].key);
 
-		if (p && p->type == ET_U32 && vals_has(cur, p->attr))
+		if (p && p->type == ET_U32 && vals_has(cur, p->attr) && di->params[i].unit) {
+			*dp = &di->params[i];
 			return p->key;
+		}
 	}
+	if (vals_has(cur, ETHTOOL_A_COALESCE_TX_USECS))
+		return "tx-usecs";
 	if (vals_has(cur, ETHTOOL_A_COALESCE_RX_USECS))
 		return "rx-usecs"; /* drivers that clean TX in the RX interrupt */
 	return NULL;
@@ -155,6 +161,7 @@ int cmd_tune(int argc, char **argv)
 	struct coal_sweep *s = NULL;
 	enum objective obj = OBJ_BALANCED;
 	const char *out = NULL, *pname = NULL, *values = NULL;
+	const struct drv_param *dp = NULL;
 	struct et_drvinfo di;
 	struct et_vals cur;
 	struct nl_sock ns;
@@ -218,13 +225,16 @@ int cmd_tune(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (!spec.nparams) {
-		spec.param[0] = default_knob(o.dev, di.ok ? di.driver : "", &cur);
+		spec.param[0] = default_knob(di.ok ? di.driver : "", &cur, &dp);
 		if (!spec.param[0]) {
 			et_err("tune: %s reports no coalescing delay to tune; give --param", o.dev);
 			return EXIT_FAIL;
 		}
 		spec.nparams = 1;
 	}
+	/* a switch (virtio_net's tx-frames: napi_tx off/on) has two values, not a delay range */
+	if (!values && dp && dp->unit && !strcmp(dp->unit, "0|1"))
+		values = "0,1";
 	if (values) {
 		char *save, *tok, buf[512];
 

@@ -142,14 +142,6 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
 	return vfprintf(stderr, fmt, ap);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 uint64_t txlat_hist_count(const struct txlat_hist *h)
 {
 	uint64_t n = 0;
@@ -525,7 +517,8 @@ static void bpf_cost(struct txlat_bpf *s, struct txlat_run *r)
 {
 	struct bpf_program *p;
 
-	for (p = bpf_object__next_program(s->obj, NULL); p; p = bpf_object__next_program(s->obj, p)) {
+	for (p = bpf_object__next_program(s->obj, NULL); p;
+	     p = bpf_object__next_program(s->obj, p)) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
@@ -555,7 +548,7 @@ static int txlat_trace(struct txlat_run *r)
 	sigaction(SIGTERM, &sa, NULL);
 	irq_find(r);
 	irq_count(r, &r->irq0, &r->txirq0);
-	t0 = now_s();
+	t0 = et_now_s();
 	end = r->duration_s > 0 ? t0 + r->duration_s : 0;
 	r->load_status = -1;
 	if (r->load_argv) {
@@ -577,11 +570,11 @@ static int txlat_trace(struct txlat_run *r)
 			if (!end)
 				break;
 		}
-		if (end && now_s() >= end)
+		if (end && et_now_s() >= end)
 			break;
 		nanosleep(&ts, NULL);
 	}
-	r->elapsed_s = now_s() - t0;
+	r->elapsed_s = et_now_s() - t0;
 	irq_count(r, &r->irq1, &r->txirq1);
 	/* Stop tracing before reading, so that the counts are consistent. */
 	txlat_bpf__detach(s);
@@ -1066,10 +1059,7 @@ int cmd_txlat(int argc, char **argv)
 	r.netns_ino = (uint32_t)sb.st_ino;
 	libbpf_set_print(libbpf_print_fn);
 
-	if (!nl_open_rtnl(&ns)) {
-		link_get(&ns, r.dev, &l);
-		nl_close(&ns);
-	}
+	link_get_dev(r.dev, &l);
 	if (!nl_open_genl(&ns, "ethtool")) {
 		drvinfo_get(&ns, r.dev, &d);
 		nl_close(&ns);

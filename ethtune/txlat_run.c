@@ -108,7 +108,8 @@ void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s)
 	unlink(s->ready);
 	f = fopen(s->script, "w");
 	if (!f || fprintf(f, "#!/bin/sh\n: > %s\nexec sleep %.2f\n", s->ready, seconds) < 0) {
-		snprintf(s->err, sizeof(s->err), "cannot write the load script: %s", strerror(errno));
+		snprintf(s->err, sizeof(s->err), "cannot write the load script: %s",
+			 strerror(errno));
 		if (f)
 			fclose(f);
 		close(fd);

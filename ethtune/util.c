@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
@@ -348,4 +350,47 @@ bool have_cap_net_admin(void)
 	if (syscall(SYS_capget, &hdr, data) < 0)
 		return false;
 	return data[CAP_NET_ADMIN / 32].effective & (1U << (CAP_NET_ADMIN % 32));
+}
+
+double et_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int timer_floor_us(unsigned int n, double *floor_us)
+{
+	const struct timespec req = { .tv_nsec = 20000 };
+	int slack = prctl(PR_GET_TIMERSLACK);
+	double *late;
+	unsigned int i;
+
+	if (!n)
+		return -EINVAL;
+	late = calloc(n, sizeof(*late));
+	if (!late)
+		return -ENOMEM;
+	/* the default 50 us slack would be measured instead of the platform */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	for (i = 0; i < n; i++) {
+		double t0 = et_now_s();
+
+		nanosleep(&req, NULL);
+		late[i] = fmax(0, (et_now_s() - t0) * 1e6 - 20);
+	}
+	if (slack > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack);
+	qsort(late, n, sizeof(*late), cmp_double);
+	*floor_us = late[n / 2];
+	free(late);
+	return 0;
 }

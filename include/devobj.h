@@ -126,7 +126,8 @@ struct et_link {
 	char kind[32]; /* IFLA_INFO_KIND: veth, tun, ... */
 	char parent_bus[32], parent_dev[64];
 	char operstate[16];
-	struct et_vals v; /* indexed by link_params[].attr */
+	unsigned int flags; /* ifi_flags: IFF_UP is the administrative state */
+	struct et_vals v;   /* indexed by link_params[].attr */
 };
 extern const struct et_param link_params[];
 extern const unsigned int n_link_params;
@@ -134,6 +135,12 @@ const struct et_param *link_param(const char *key);
 int link_get(struct nl_sock *rt, const char *dev, struct et_link *l);
 int link_set(struct nl_sock *rt, int ifindex, const struct et_change *ch, unsigned int n);
 int link_parse_reply(const struct nlmsghdr *nlh, struct et_link *l);
+/* link_get on its own rtnetlink socket. 0 or -errno. */
+int link_get_dev(const char *dev, struct et_link *l);
+/* Administrative state up or down (ip link set DEV up|down). 0 or -errno. */
+int link_admin(struct nl_sock *rt, int ifindex, bool up);
+/* Wait up to timeout_s for operstate up (or unknown: no carrier reporting); 0 or -ETIMEDOUT. */
+int link_wait_up(const char *dev, double timeout_s);
 
 /* Driver info (ioctl, no netlink exists) and link speed/state (ethtool netlink). */
 struct et_drvinfo {

@@ -15,6 +15,12 @@
 int devset_apply(const char *dev, int argc, char **argv, char *err, size_t errlen,
 		 void (*warn)(const char *msg));
 
+/* Some drivers change a parameter only while the interface is down (virtio_net's tx-frames
+ * switches napi_tx). When allowed, a change refused with EBUSY on an up interface is retried
+ * with the interface taken down and brought back (journaled, so restore brings it up). Restore
+ * itself always may: it puts back what such a change altered. Off by default. */
+void devset_allow_link_down(bool allow);
+
 /* Set a sysctl of the current namespace ("net.ipv4.tcp_limit_output_bytes"), journaled. */
 int sysctl_set(const char *name, const char *val, char *err, size_t errlen);
 int sysctl_get(const char *name, char *buf, size_t len);

@@ -57,4 +57,10 @@ int write_file_str(const char *path, const char *s);
 /* Capabilities: true when the process has CAP_NET_ADMIN. */
 bool have_cap_net_admin(void);
 
+/* Seconds on CLOCK_MONOTONIC. */
+double et_now_s(void);
+/* Median lateness, in us, of this host's timer wake-ups (n sleeps of 20 us, no timer slack): the
+ * floor under any completion that waits for a timer or an interrupt here. 0 or -errno. */
+int timer_floor_us(unsigned int n, double *floor_us);
+
 #endif

@@ -12,8 +12,8 @@ struct journal_entry {
 	char object[16];
 	char key[96];
 	char old[160]; /* value as the CLI accepts it */
-	bool temp;    /* undone when the owning process ends */
-	int pid;      /* owner of a temp entry */
+	bool temp;     /* undone when the owning process ends */
+	int pid;       /* owner of a temp entry */
 	long long time;
 };
 

@@ -34,7 +34,7 @@ struct probe_cfg {
 	enum probe_test test;
 	double duration_s, warmup_s;
 	unsigned int flows;
-	uint32_t msg_size; /* bytes per send (stream) or request/response (rr); 0: 128K / 1 */
+	uint32_t msg_size;	 /* bytes per send (stream) or request/response (rr); 0: 128K / 1 */
 	uint32_t recv_size;	 /* stream receiver's recv() size; 0: max(msg_size, 128K) */
 	uint32_t sndbuf, rcvbuf; /* 0: autotuned; applied on both ends */
 	bool nodelay;

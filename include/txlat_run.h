@@ -8,9 +8,9 @@
 
 struct txlat_sample {
 	pid_t pid;
-	char out[256]; /* temp file with the child's JSON */
+	char out[256];		      /* temp file with the child's JSON */
 	char ready[280], script[280]; /* attach marker and the load script that writes it */
-	bool ok;       /* the child ran and its report parsed */
+	bool ok;		      /* the child ran and its report parsed */
 	double p50_us, p90_us, p99_us, max_us;
 	uint64_t freed, xmit, bytes;
 	uint64_t tcp_skbs, owned_at_xmit, orphan_before_xmit, orphaned_after_xmit;

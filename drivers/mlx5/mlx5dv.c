@@ -14,40 +14,40 @@ struct bitname {
 
 /* enum mlx5dv_context_flags (rdma-core mlx5dv.h). */
 static const struct bitname ctx_flags[] = {
-	{MLX5DV_CONTEXT_FLAGS_CQE_V1, "cqe-v1"},
-	{MLX5DV_CONTEXT_FLAGS_MPW_ALLOWED, "mpw-allowed"},
-	{MLX5DV_CONTEXT_FLAGS_ENHANCED_MPW, "enhanced-mpw"},
-	{MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP, "cqe-128b-comp"},
-	{MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD, "cqe-128b-pad"},
-	{MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE, "packet-based-credit-mode"},
-	{MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS, "real-time-ts"},
-	{0, NULL},
+	{ MLX5DV_CONTEXT_FLAGS_CQE_V1, "cqe-v1" },
+	{ MLX5DV_CONTEXT_FLAGS_MPW_ALLOWED, "mpw-allowed" },
+	{ MLX5DV_CONTEXT_FLAGS_ENHANCED_MPW, "enhanced-mpw" },
+	{ MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP, "cqe-128b-comp" },
+	{ MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD, "cqe-128b-pad" },
+	{ MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE, "packet-based-credit-mode" },
+	{ MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS, "real-time-ts" },
+	{ 0, NULL },
 };
 
 /* enum mlx5dv_cqe_comp_res_format */
 static const struct bitname cqe_formats[] = {
-	{MLX5DV_CQE_RES_FORMAT_HASH, "hash"},
-	{MLX5DV_CQE_RES_FORMAT_CSUM, "csum"},
-	{MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX, "csum-stridx"},
-	{0, NULL},
+	{ MLX5DV_CQE_RES_FORMAT_HASH, "hash" },
+	{ MLX5DV_CQE_RES_FORMAT_CSUM, "csum" },
+	{ MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX, "csum-stridx" },
+	{ 0, NULL },
 };
 
 /* enum mlx5dv_sw_parsing_offloads */
 static const struct bitname swp_offloads[] = {
-	{MLX5DV_SW_PARSING, "sw-parsing"},
-	{MLX5DV_SW_PARSING_CSUM, "csum"},
-	{MLX5DV_SW_PARSING_LSO, "lso"},
-	{0, NULL},
+	{ MLX5DV_SW_PARSING, "sw-parsing" },
+	{ MLX5DV_SW_PARSING_CSUM, "csum" },
+	{ MLX5DV_SW_PARSING_LSO, "lso" },
+	{ 0, NULL },
 };
 
 /* enum mlx5dv_tunnel_offloads */
 static const struct bitname tunnel_offloads[] = {
-	{MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN, "vxlan"},
-	{MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE, "gre"},
-	{MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE, "geneve"},
-	{MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE, "mpls-over-gre"},
-	{MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP, "mpls-over-udp"},
-	{0, NULL},
+	{ MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_VXLAN, "vxlan" },
+	{ MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GRE, "gre" },
+	{ MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_GENEVE, "geneve" },
+	{ MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_GRE, "mpls-over-gre" },
+	{ MLX5DV_RAW_PACKET_CAP_TUNNELED_OFFLOAD_CW_MPLS_OVER_UDP, "mpls-over-udp" },
+	{ 0, NULL },
 };
 
 /* Named bits as a JSON array of strings; in text "title: a b c" (or "none"). */
@@ -154,7 +154,7 @@ const struct rdma_dv_ops mlx5dv_ops = {
 	.show_caps = mlx5_show_caps,
 };
 
-static const struct rdma_dv_ops *const dv_tables[] = {&mlx5dv_ops};
+static const struct rdma_dv_ops *const dv_tables[] = { &mlx5dv_ops };
 
 const struct rdma_dv_ops *rdma_dv_for(struct ibv_device *dev)
 {

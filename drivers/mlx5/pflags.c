@@ -26,8 +26,8 @@ int mlx5_read_pflags(const char *netdev, struct mlx5_pflags *pf)
 	struct {
 		struct ethtool_sset_info hdr;
 		uint32_t len;
-	} sset = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_PRIV_FLAGS}};
-	struct ethtool_value val = {.cmd = ETHTOOL_GPFLAGS};
+	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_PRIV_FLAGS } };
+	struct ethtool_value val = { .cmd = ETHTOOL_GPFLAGS };
 	struct ethtool_gstrings *gs = NULL;
 	unsigned int i, n;
 	int fd, ret;

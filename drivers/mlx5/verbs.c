@@ -51,7 +51,7 @@ static int v_modify_cq(struct ibv_cq *cq, uint16_t count, uint16_t period_us)
 {
 	struct ibv_modify_cq_attr a = {
 		.attr_mask = IBV_CQ_ATTR_MODERATE,
-		.moderate = {.cq_count = count, .cq_period = period_us},
+		.moderate = { .cq_count = count, .cq_period = period_us },
 	};
 	int ret = ibv_modify_cq(cq, &a);
 

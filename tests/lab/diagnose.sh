@@ -51,11 +51,15 @@ if ip link show txsim0 >/dev/null 2>&1; then
 	base=$(dtx txsim-0)
 	ktap_diag "baseline completion delay of this guest (tx-usecs 0): $base us"
 	lt() { python3 -c "import sys; sys.exit(0 if 0 <= $1 < $2 else 1)"; }
-	if lt "$base" 100; then
+	# diagnose subtracts the timer wake-up floor it measures itself; prompt is only reachable
+	# where what remains of this guest's delay is below its 100 us threshold.
+	floor=$(jq_py "$T/txsim-0.json" "j.get('timer-floor-us', 0)")
+	ktap_diag "timer wake-up floor measured by diagnose: $floor us"
+	if lt "$(python3 -c "print(max(0, $base - $floor))")" 100; then
 		verdict_is txsim-0 prompt-completion && ktap_ok "txsim tx-usecs 0: prompt-completion" ||
 			ktap_fail "txsim tx-usecs 0: prompt-completion"
 	else
-		ktap_skip "txsim tx-usecs 0: prompt-completion" "this guest adds $base us to every completion (emulated timers); prompt is not reachable here"
+		ktap_skip "txsim tx-usecs 0: prompt-completion" "this guest adds $base us to every completion, $floor us of it timer floor; prompt is not reachable here"
 	fi
 	for us in 500 2000; do
 		if lt "$base" $((us / 2)); then
@@ -88,13 +92,15 @@ if ip link show txsim0 >/dev/null 2>&1; then
 		else
 			ktap_skip "txsim complete-on-next-xmit at mtu 32000: stall or large-MTU verdict" "got $v; this guest adds $base us to every completion"
 		fi
-		# Two flows can only recover what one flow lost (collapse: under a quarter of line rate).
+		# Two flows can only recover what one flow lost. On 6.1 one flow does not fall to the
+		# seed's few Mbit/s (its own ACK-clocked and loss-probe transmits free its skbs), but
+		# it stays well under line rate; a second flow's transmits free the first's skbs.
 		read -r one two <<<"$(jq_py "$T/txsim-nextxmit.json" "'%.0f %.0f' % (j['probe']['one-flow-mbps'], j['probe']['two-flows-mbps'])")"
-		if lt "$one" 250; then
-			lt "$((2 * one))" "$two" && ktap_ok "complete-on-next-xmit: two flows recover ($one -> $two Mbit/s)" ||
-				ktap_fail "complete-on-next-xmit: two flows recover ($one -> $two Mbit/s)"
+		if lt "$one" 750; then
+			lt "$((3 * one / 2))" "$two" && ktap_ok "complete-on-next-xmit: two flows recover ($one -> $two Mbit/s of 1000)" ||
+				ktap_fail "complete-on-next-xmit: two flows recover ($one -> $two Mbit/s of 1000)"
 		else
-			ktap_skip "complete-on-next-xmit: two flows recover" "one flow did not collapse here ($one Mbit/s, two flows $two): its own transmits free its skbs"
+			ktap_skip "complete-on-next-xmit: two flows recover" "one flow did not lose throughput here ($one Mbit/s, two flows $two)"
 		fi
 	else
 		ktap_fail "txsim complete-on-next-xmit: diagnose ran"

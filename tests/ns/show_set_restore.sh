@@ -56,6 +56,14 @@ ktap_check "restore --netns NS puts everything of NS back" "$E" --netns $NS rest
 after=$(snap)
 if [ "$before" = "$after" ]; then ktap_ok "device exactly as before"; else ktap_fail "device exactly as before"; diff <(echo "$before") <(echo "$after") | sed 's/^/# /'; fi
 
+# The administrative state is a journaled change like the others.
+ip -n $NS link set ${VA} up
+ktap_check "set admin-state down" bash -c "'$E' --netns $NS set ${VA} admin-state down && ! ip -n $NS link show ${VA} | grep -q '[<,]UP[,>]'"
+ktap_check "admin-state is journaled as up" bash -c "'$E' restore --list | grep -q 'admin-state .*was up'"
+ktap_check "restore brings it up" bash -c "'$E' --netns $NS restore && ip -n $NS link show ${VA} | grep -q '[<,]UP[,>]'"
+ktap_check "admin-state sideways is refused in one line" bash -c "! '$E' --netns $NS set ${VA} admin-state sideways 2>$ETHTUNE_STATE_DIR/e && [ \$(wc -l <$ETHTUNE_STATE_DIR/e) = 1 ] && grep -q 'invalid value .sideways. for admin-state' $ETHTUNE_STATE_DIR/e"
+ip -n $NS link set ${VA} down
+
 # A change made inside `ip netns exec` is journaled under that namespace's name.
 ip netns exec $NS "$E" set ${VA} txqueuelen 77
 ktap_check "set inside ip netns exec names the namespace" bash -c "'$E' restore --list | grep -q '^$NS .*txqueuelen'"

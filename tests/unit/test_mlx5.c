@@ -22,7 +22,7 @@
 #include "rdma.h"
 
 static struct ibv_device dev_mlx5, dev_rxe;
-static struct ibv_device *dev_list[] = {&dev_mlx5, &dev_rxe, NULL};
+static struct ibv_device *dev_list[] = { &dev_mlx5, &dev_rxe, NULL };
 static int freed;
 static int query_ret;
 static struct mlx5dv_context dv_answer;
@@ -286,7 +286,7 @@ static void show_extra_text(void *arg)
 
 static void test_show_extra(void **state)
 {
-	int ret[2] = {-1, 0};
+	int ret[2] = { -1, 0 };
 	json_t *j, *m;
 	char *out, buf[32];
 

@@ -180,7 +180,7 @@ static void test_framing(void **state)
 
 static void test_t_quantile(void **state)
 {
-	double mean, v[] = {10, 12, 11, 13, 9};
+	double mean, v[] = { 10, 12, 11, 13, 9 };
 
 	assert_true(fabs(probe_t_quantile(0.975, 10) - 2.228139) < 1e-4);
 	assert_true(fabs(probe_t_quantile(0.995, 2) - 9.924843) < 1e-4);

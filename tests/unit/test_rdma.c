@@ -296,7 +296,7 @@ static int setup(void **state)
 /* Run `ethtune [--json] rdma ARGS...`; stdout parsed as JSON (NULL when empty). */
 static json_t *run(int *rc, ...)
 {
-	char *argv[16] = {"rdma"};
+	char *argv[16] = { "rdma" };
 	int argc = 1, saved;
 	FILE *tmp = tmpfile();
 	json_error_t jerr;
@@ -338,17 +338,17 @@ static void test_parse(void **state)
 {
 	struct rdma_probe_opts o;
 	char err[200];
-	char *ok[] = {"rxe0", "--msg-size",  "4K", "--depth", "16", "--cq-count",
-		      "8",    "--cq-period", "16", "--iters", "500"};
-	char *sweep[] = {"rxe0", "--sweep", "--poll"};
-	char *lone_count[] = {"rxe0", "--cq-count", "8"};
-	char *sweep_and_count[] = {"rxe0", "--sweep", "--cq-count", "8", "--cq-period", "8"};
-	char *bad_depth[] = {"rxe0", "--depth", "0"};
-	char *bad_num[] = {"rxe0", "--depth", "x1"};
-	char *no_dev[] = {"--sweep"};
-	char *two_dev[] = {"rxe0", "rxe1"};
-	char *unknown[] = {"rxe0", "--bogus", "1"};
-	char *missing[] = {"rxe0", "--depth"};
+	char *ok[] = { "rxe0", "--msg-size",  "4K", "--depth", "16", "--cq-count",
+		       "8",    "--cq-period", "16", "--iters", "500" };
+	char *sweep[] = { "rxe0", "--sweep", "--poll" };
+	char *lone_count[] = { "rxe0", "--cq-count", "8" };
+	char *sweep_and_count[] = { "rxe0", "--sweep", "--cq-count", "8", "--cq-period", "8" };
+	char *bad_depth[] = { "rxe0", "--depth", "0" };
+	char *bad_num[] = { "rxe0", "--depth", "x1" };
+	char *no_dev[] = { "--sweep" };
+	char *two_dev[] = { "rxe0", "rxe1" };
+	char *unknown[] = { "rxe0", "--bogus", "1" };
+	char *missing[] = { "rxe0", "--depth" };
 
 	assert_int_equal(rdma_probe_parse(11, ok, &o, err, sizeof(err)), 0);
 	assert_string_equal(o.ibdev, "rxe0");
@@ -373,7 +373,7 @@ static void test_parse(void **state)
 	assert_non_null(strstr(err, "--bogus"));
 	assert_int_equal(rdma_probe_parse(2, missing, &o, err, sizeof(err)), -EINVAL);
 	{
-		char *never[] = {"rxe0", "--depth", "4", "--cq-count", "8", "--cq-period", "0"};
+		char *never[] = { "rxe0", "--depth", "4", "--cq-count", "8", "--cq-period", "0" };
 
 		assert_int_equal(rdma_probe_parse(7, never, &o, err, sizeof(err)), -EINVAL);
 		assert_non_null(strstr(err, "needs a --cq-period"));
