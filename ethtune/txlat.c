@@ -27,10 +27,11 @@
 #include "txlat.h"
 #include "txlat.skel.h"
 
-#define TXLAT_MAX_BQL  64
-#define TXLAT_MAX_IRQS 256
-#define SAMPLE_MS      100
-#define MIN(a, b)      ((a) < (b) ? (a) : (b))
+#define TXLAT_MAX_BQL	64
+#define TXLAT_MAX_IRQS	256
+#define SAMPLE_MS	100
+#define TXLAT_MAX_FLOOR 1024
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
 
 enum txlat_hook { HOOK_XMIT, HOOK_CONSUME, HOOK_KFREE, HOOK_WFREE, HOOK_PEER, NHOOKS };
 
@@ -115,6 +116,10 @@ struct txlat_run {
 	const struct txlat_ops *ops;
 	bool wfree_hooked, ksyms_ok;
 	double elapsed_s;
+	/* lateness of 20 us timer sleeps taken between samples, under the same load: what this
+	 * host adds to anything that waits for a timer or an interrupt (a guest: ~100 us) */
+	unsigned int nfloor;
+	double floor_us[TXLAT_MAX_FLOOR];
 	int load_status; /* wait status of the load, -1 none */
 	struct txlat_q q[TXLAT_MAX_QUEUES], total;
 	unsigned int nbql;
@@ -530,6 +535,13 @@ static void bpf_cost(struct txlat_bpf *s, struct txlat_run *r)
 	}
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* Trace while the load (if any) runs and for duration_s; samples BQL and IRQs meanwhile. */
 static int txlat_trace(struct txlat_run *r)
 {
@@ -572,9 +584,12 @@ static int txlat_trace(struct txlat_run *r)
 		}
 		if (end && et_now_s() >= end)
 			break;
+		if (r->nfloor < TXLAT_MAX_FLOOR && !timer_floor_us(5, &r->floor_us[r->nfloor]))
+			r->nfloor++;
 		nanosleep(&ts, NULL);
 	}
 	r->elapsed_s = et_now_s() - t0;
+	qsort(r->floor_us, r->nfloor, sizeof(r->floor_us[0]), cmp_dbl);
 	irq_count(r, &r->irq1, &r->txirq1);
 	/* Stop tracing before reading, so that the counts are consistent. */
 	txlat_bpf__detach(s);
@@ -824,6 +839,19 @@ static void print_bql(const struct txlat_run *r)
 		print_na("bql", "bql: %s\n");
 }
 
+static void print_floor(const struct txlat_run *r)
+{
+	if (!r->nfloor) {
+		print_na("timer-floor-us", "timer wake-up lateness: %s\n");
+		return;
+	}
+	print_float(
+		PRINT_ANY, "timer-floor-us",
+		"timer wake-up lateness during the run: median %.1f us (added to any completion "
+		"that waits for a timer or an interrupt here)\n",
+		r->floor_us[r->nfloor / 2]);
+}
+
 static void print_irqs(const struct txlat_run *r)
 {
 	open_json_object("interrupts");
@@ -918,6 +946,7 @@ static void txlat_report(struct txlat_run *r, const char *driver, const char *ki
 	print_tcp(r, completion);
 	print_bql(r);
 	print_irqs(r);
+	print_floor(r);
 	open_json_object("bpf");
 	if (r->bpf_runs && r->elapsed_s > 0) {
 		print_uint(PRINT_ANY, "runs", "bpf: %llu program runs", r->bpf_runs);

@@ -74,16 +74,20 @@ else
 		else
 			ktap_fail "txsim tx-usecs $us: median within $TOL of tx-usecs + baseline ($cal us)"
 		fi
-		# The criterion holds only where the platform adds little: its own delay must fit
-		# in the tolerance, else this platform cannot show it and the check is skipped (numbers).
-		if python3 -c "import sys; sys.exit(0 if $slack <= $TOL * $want else 1)"; then
-			if python3 -c "import sys; sys.exit(0 if abs($p50 - $want) <= $TOL * $want else 1)"; then
-				ktap_ok "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization"
-			else
-				ktap_fail "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization"
-			fi
+		# The criterion: the median, less what this platform's timers add to anything
+		# that waits for them (txlat measures that lateness during the same run), within
+		# TOL of tx-usecs + serialization.
+		fl=$(py "$OUT/us$us.json" 'j.get("timer-floor-us", -1)')
+		ktap_diag "tx-usecs $us: timer wake-up lateness during the run $fl us"
+		# The baseline holds a timer hop and a softirq hop; where what stays of it beyond the
+		# floor exceeds the tolerance itself, this platform cannot show the criterion (skip).
+		rest=$(python3 -c "print('%.1f' % max(0, $slack - max(0, $fl)))")
+		if ! python3 -c "import sys; sys.exit(0 if $fl >= 0 and $rest <= $TOL * $want else 1)"; then
+			ktap_skip "txsim tx-usecs $us: median less the timer floor within $TOL of tx-usecs + serialization" "this guest adds $slack us to every completion, $rest us beyond its $fl us timer floor: more than $TOL of $want us"
+		elif python3 -c "import sys; sys.exit(0 if abs($p50 - $fl - $want) <= $TOL * $want else 1)"; then
+			ktap_ok "txsim tx-usecs $us: median less the timer floor within $TOL of tx-usecs + serialization ($p50 - $fl vs $want us)"
 		else
-			ktap_skip "txsim tx-usecs $us: median within $TOL of tx-usecs + serialization" "this guest adds $slack us to every completion (emulation), more than $TOL of $want us"
+			ktap_fail "txsim tx-usecs $us: median less the timer floor within $TOL of tx-usecs + serialization ($p50 - $fl vs $want us)"
 		fi
 		# txsim times xmit -> free itself: txlat's mean must agree with it (10%)
 		drv=$(python3 -c "a=[int(x) for x in '$s0'.split()]; b=[int(x) for x in '$s1'.split()]; print('%.1f' % ((b[1]-a[1]) / max(1, b[0]-a[0]) / 1000))")
