@@ -698,6 +698,23 @@ static int drv_item(const char *item, void *ctx)
 	return 0;
 }
 
+/* A "pci" or "subsystem" line: any vendor:device item of it must be this device's. */
+static int pci_match(const char *v, const struct prof_dev *d, unsigned int vendor,
+		     unsigned int device, int weight, int *score)
+{
+	struct pci_ctx c = { vendor, device, false };
+
+	if (!v)
+		return 0;
+	if (!d->pci)
+		return -1;
+	for_items(v, pci_item, &c);
+	if (!c.hit)
+		return -1;
+	*score += weight;
+	return 0;
+}
+
 int profile_match(const struct profile *p, const struct prof_dev *d)
 {
 	const char *v;
@@ -712,28 +729,10 @@ int profile_match(const struct profile *p, const struct prof_dev *d)
 			return -1;
 		score += 1;
 	}
-	v = profile_get(p, PS_MATCH, "pci");
-	if (v) {
-		struct pci_ctx c = { d->vendor, d->device, false };
-
-		if (!d->pci)
-			return -1;
-		for_items(v, pci_item, &c);
-		if (!c.hit)
-			return -1;
-		score += 4;
-	}
-	v = profile_get(p, PS_MATCH, "subsystem");
-	if (v) {
-		struct pci_ctx c = { d->sub_vendor, d->sub_device, false };
-
-		if (!d->pci)
-			return -1;
-		for_items(v, pci_item, &c);
-		if (!c.hit)
-			return -1;
-		score += 8;
-	}
+	if (pci_match(profile_get(p, PS_MATCH, "pci"), d, d->vendor, d->device, 4, &score) ||
+	    pci_match(profile_get(p, PS_MATCH, "subsystem"), d, d->sub_vendor, d->sub_device, 8,
+		      &score))
+		return -1;
 	v = profile_get(p, PS_MATCH, "firmware");
 	if (v) {
 		if (fnmatch(v, d->fw, 0))

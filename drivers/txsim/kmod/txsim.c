@@ -800,51 +800,32 @@ static const struct ethtool_ops txsim_ethtool_ops = {
 
 /* ---- sysfs: /sys/class/net/DEV/txsim/{delay_us,fifo_bytes,stats_reset} ---- */
 
-static ssize_t delay_us_show(struct device *d, struct device_attribute *attr, char *buf)
-{
-	struct txsim_priv *p = netdev_priv(to_net_dev(d));
+/* A read-write unsigned knob of the device, range-checked on store. */
+#define TXSIM_UINT_ATTR(name, max)                                                              \
+	static ssize_t name##_show(struct device *d, struct device_attribute *attr, char *buf)  \
+	{                                                                                       \
+		struct txsim_priv *p = netdev_priv(to_net_dev(d));                              \
+                                                                                                \
+		return sysfs_emit(buf, "%u\n", READ_ONCE(p->name));                             \
+	}                                                                                       \
+	static ssize_t name##_store(struct device *d, struct device_attribute *attr,           \
+				    const char *buf, size_t len)                                \
+	{                                                                                       \
+		struct txsim_priv *p = netdev_priv(to_net_dev(d));                              \
+		unsigned int v;                                                                 \
+		int err = kstrtouint(buf, 0, &v);                                               \
+                                                                                                \
+		if (err)                                                                        \
+			return err;                                                             \
+		if (v > (max))                                                                  \
+			return -ERANGE;                                                         \
+		WRITE_ONCE(p->name, v);                                                         \
+		return len;                                                                     \
+	}                                                                                       \
+	static DEVICE_ATTR_RW(name)
 
-	return sysfs_emit(buf, "%u\n", READ_ONCE(p->delay_us));
-}
-
-static ssize_t delay_us_store(struct device *d, struct device_attribute *attr, const char *buf,
-			      size_t len)
-{
-	struct txsim_priv *p = netdev_priv(to_net_dev(d));
-	unsigned int v;
-	int err = kstrtouint(buf, 0, &v);
-
-	if (err)
-		return err;
-	if (v > 1000000)
-		return -ERANGE;
-	WRITE_ONCE(p->delay_us, v);
-	return len;
-}
-static DEVICE_ATTR_RW(delay_us);
-
-static ssize_t fifo_bytes_show(struct device *d, struct device_attribute *attr, char *buf)
-{
-	struct txsim_priv *p = netdev_priv(to_net_dev(d));
-
-	return sysfs_emit(buf, "%u\n", READ_ONCE(p->fifo_bytes));
-}
-
-static ssize_t fifo_bytes_store(struct device *d, struct device_attribute *attr, const char *buf,
-				size_t len)
-{
-	struct txsim_priv *p = netdev_priv(to_net_dev(d));
-	unsigned int v;
-	int err = kstrtouint(buf, 0, &v);
-
-	if (err)
-		return err;
-	if (v > 64 << 20)
-		return -ERANGE;
-	WRITE_ONCE(p->fifo_bytes, v);
-	return len;
-}
-static DEVICE_ATTR_RW(fifo_bytes);
+TXSIM_UINT_ATTR(delay_us, 1000000);
+TXSIM_UINT_ATTR(fifo_bytes, 64 << 20);
 
 static ssize_t stats_reset_store(struct device *d, struct device_attribute *attr,
 				 const char *buf, size_t len)
