@@ -1,0 +1,200 @@
+/* devset: a change a driver takes only with the link down (EBUSY) is bounced only when allowed. */
+// LDFLAGS: -Wl,--wrap=nl_open_genl -Wl,--wrap=nl_open_rtnl -Wl,--wrap=nl_close
+// -Wl,--wrap=nl_strerror -Wl,--wrap=obj_get -Wl,--wrap=obj_set -Wl,--wrap=link_get
+// -Wl,--wrap=link_admin -Wl,--wrap=link_wait_up -Wl,--wrap=journal_record
+// -Wl,--wrap=journal_txn_begin -Wl,--wrap=journal_txn_drop
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <net/if.h>
+#include <cmocka.h>
+
+#include "devobj.h"
+#include "devset.h"
+#include "ethtool_attrs.h"
+#include "journal.h"
+#include "nl.h"
+
+/* What the fake device and kernel did, in order: "journal KEY=OLD", "down", "set", "up". */
+static char events[16][128];
+static int nev;
+static bool link_up;	  /* administrative state of the fake device */
+static int busy_while_up; /* obj_set answers EBUSY while the link is up */
+static int set_err_down;  /* what obj_set answers while the link is down */
+static int dropped;	  /* journal transactions dropped */
+
+static void event(const char *fmt, const char *a, const char *b)
+{
+	snprintf(events[nev++], sizeof(events[0]), fmt, a, b);
+}
+
+int __wrap_nl_open_genl(struct nl_sock *ns, const char *family)
+{
+	memset(ns, 0, sizeof(*ns));
+	return 0;
+}
+
+int __wrap_nl_open_rtnl(struct nl_sock *ns)
+{
+	memset(ns, 0, sizeof(*ns));
+	return 0;
+}
+
+void __wrap_nl_close(struct nl_sock *ns)
+{
+}
+
+const char *__wrap_nl_strerror(const struct nl_sock *ns, int err)
+{
+	return strerror(-err);
+}
+
+int __wrap_obj_get(struct nl_sock *ns, const struct et_object *obj, const char *dev,
+		   struct et_vals *v)
+{
+	memset(v, 0, sizeof(*v));
+	vals_set(v, ETHTOOL_A_COALESCE_TX_MAX_FRAMES, 1);
+	return 0;
+}
+
+int __wrap_obj_set(struct nl_sock *ns, const struct et_object *obj, const char *dev,
+		   const struct et_change *ch, unsigned int n)
+{
+	if (link_up && busy_while_up)
+		return -EBUSY;
+	if (!link_up && set_err_down)
+		return set_err_down;
+	event("set%s%s", "", "");
+	return 0;
+}
+
+int __wrap_link_get(struct nl_sock *rt, const char *dev, struct et_link *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->ifindex = 1;
+	l->flags = link_up ? IFF_UP : 0;
+	return 0;
+}
+
+int __wrap_link_admin(struct nl_sock *rt, int ifindex, bool up)
+{
+	link_up = up;
+	event("%s%s", up ? "up" : "down", "");
+	return 0;
+}
+
+int __wrap_link_wait_up(const char *dev, double timeout_s)
+{
+	return 0;
+}
+
+int __wrap_journal_record(const struct journal_entry *e)
+{
+	event("journal %.40s=%.40s", e->key, e->old);
+	return 0;
+}
+
+int __wrap_journal_txn_begin(int *mark)
+{
+	*mark = 0;
+	return 0;
+}
+
+int __wrap_journal_txn_drop(int mark)
+{
+	dropped++;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	nev = 0;
+	link_up = true;
+	busy_while_up = 1;
+	set_err_down = 0;
+	dropped = 0;
+	devset_allow_link_down(false);
+	return 0;
+}
+
+static char *args[] = { "coalesce", "tx-frames", "0" };
+
+static void ebusy_not_allowed_says_how(void **state)
+{
+	char err[256];
+
+	assert_int_equal(devset_apply("lo", 3, args, err, sizeof(err), NULL), -EBUSY);
+	assert_non_null(strstr(err, "--allow-link-down"));
+	/* nothing bounced; the journal entry of the refused change is dropped */
+	assert_int_equal(nev, 1);
+	assert_string_equal(events[0], "journal tx-frames=1");
+	assert_int_equal(dropped, 1);
+	assert_true(link_up);
+}
+
+static void ebusy_allowed_bounces_after_journaling(void **state)
+{
+	char err[256];
+
+	devset_allow_link_down(true);
+	assert_int_equal(devset_apply("lo", 3, args, err, sizeof(err), NULL), 0);
+	assert_int_equal(nev, 5);
+	assert_string_equal(events[0], "journal tx-frames=1");
+	assert_string_equal(events[1], "journal admin-state=up");
+	assert_string_equal(events[2], "down");
+	assert_string_equal(events[3], "set");
+	assert_string_equal(events[4], "up");
+	assert_int_equal(dropped, 0);
+	assert_true(link_up);
+}
+
+static void ebusy_on_a_down_link_is_not_retried(void **state)
+{
+	char err[256];
+
+	devset_allow_link_down(true);
+	link_up = false;
+	set_err_down = -EBUSY;
+	assert_int_equal(devset_apply("lo", 3, args, err, sizeof(err), NULL), -EBUSY);
+	assert_int_equal(nev, 1); /* only the dropped journal entry */
+	assert_false(link_up);
+}
+
+static void failure_while_down_still_brings_it_up(void **state)
+{
+	char err[256];
+
+	devset_allow_link_down(true);
+	set_err_down = -EINVAL;
+	assert_int_equal(devset_apply("lo", 3, args, err, sizeof(err), NULL), -EINVAL);
+	assert_true(link_up);
+	assert_string_equal(events[nev - 1], "up");
+	assert_int_equal(dropped, 1);
+}
+
+static void restore_may_bounce_without_journaling(void **state)
+{
+	char err[256];
+
+	assert_int_equal(devset_apply_raw("lo", 3, args, err, sizeof(err)), 0);
+	assert_int_equal(nev, 3);
+	assert_string_equal(events[0], "down");
+	assert_string_equal(events[1], "set");
+	assert_string_equal(events[2], "up");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(ebusy_not_allowed_says_how, setup),
+		cmocka_unit_test_setup(ebusy_allowed_bounces_after_journaling, setup),
+		cmocka_unit_test_setup(ebusy_on_a_down_link_is_not_retried, setup),
+		cmocka_unit_test_setup(failure_while_down_still_brings_it_up, setup),
+		cmocka_unit_test_setup(restore_may_bounce_without_journaling, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
