@@ -34,7 +34,7 @@ $(O)/obj/%.o: %.c $(wildcard include/*.h) $(EXTRA_DEPS)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 # Unit tests link the tool's objects (minus main) and cmocka; a test may add link seams
-# with a "// LDFLAGS: ..." line (e.g. -Wl,--wrap=symbol).
+# with "// LDFLAGS: ..." lines (e.g. -Wl,--wrap=symbol), one or more.
 $(O)/tests/%: tests/unit/%.c $(O)/libethtune.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(shell sed -n 's|^// LDFLAGS: ||p' $<) \

@@ -103,6 +103,7 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 		r->mbps > 0 ? r->local.cpu_util / 100.0 * (ncpu > 0 ? ncpu : 1) / (r->mbps / 1000.0)
 			    : NAN;
 	pt->compl_p50_us = ts.ok ? ts.p50_us : NAN;
+	pt->orphan_frac = ts.ok && ts.tcp_skbs >= 100 ? ts.orphan_frac : NAN;
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->tsq_constrained);
 	ret = sysctl_set(TSQ_SYSCTL, v, err, errlen);
 	if (!ret)
@@ -255,8 +256,8 @@ void sweep_coalesce_print(const struct coal_sweep *s)
 	print_text(" ");
 	for (j = 0; j < s->nparams; j++)
 		print_text(" %12s", s->param[j]);
-	print_text(" %10s %10s %9s %9s %9s %8s %8s %s\n", "Mbit/s", "Mbit/s@c", "RR p50", "RR p99",
-		   "irq/s", "cpu/Gb", "txlat50", "pareto");
+	print_text(" %10s %10s %9s %9s %9s %8s %8s %7s %s\n", "Mbit/s", "Mbit/s@c", "RR p50",
+		   "RR p99", "irq/s", "cpu/Gb", "txlat50", "orphan", "pareto");
 	open_json_array(PRINT_JSON, "points");
 	for (i = 0; i < s->n; i++) {
 		const struct coal_point *p = &s->p[i];
@@ -279,6 +280,7 @@ void sweep_coalesce_print(const struct coal_sweep *s)
 		print_num("irq-per-s", " %9.0f", " %9s", p->irq_per_s);
 		print_num("cpu-per-gbps", " %8.2f", " %8s", p->cpu_per_gbps);
 		print_num("txlat-p50-us", " %8.1f", " %8s", p->compl_p50_us);
+		print_num("orphan-fraction", " %7.2f", " %7s", p->orphan_frac);
 		print_bool(PRINT_ANY, "pareto", " %s\n", p->pareto);
 		close_json_object();
 	}

@@ -41,12 +41,27 @@ static double cost_irq(const struct coal_point *p)
 	return -(double)p->val[0];
 }
 
-static int pick(const struct coal_sweep *s, enum objective obj)
+static bool orphans(const struct coal_point *p)
+{
+	return !isnan(p->orphan_frac) && p->orphan_frac > 0.5;
+}
+
+/* A setting that orphans skbs at xmit wins throughput by hiding the queue from TSQ and BQL:
+ * it is left out while any setting keeps skbs owned (*excluded says how many were). */
+static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *excluded)
 {
 	double best = 0, bestc = 0, bestp99 = INFINITY, bestp50 = INFINITY;
+	bool any_owned = false;
 	int i, k = -1;
 
+	*excluded = 0;
+	for (i = 0; i < (int)s->n; i++)
+		any_owned |= !orphans(&s->p[i]);
 	for (i = 0; i < (int)s->n; i++) {
+		if (any_owned && orphans(&s->p[i])) {
+			(*excluded)++;
+			continue;
+		}
 		best = fmax(best, s->p[i].mbps);
 		bestc = fmax(bestc, s->p[i].mbps_constrained);
 		if (!isnan(s->p[i].rr_p99_us))
@@ -57,6 +72,8 @@ static int pick(const struct coal_sweep *s, enum objective obj)
 	for (i = 0; i < (int)s->n; i++) {
 		const struct coal_point *p = &s->p[i], *q = k >= 0 ? &s->p[k] : NULL;
 
+		if (any_owned && orphans(p))
+			continue;
 		switch (obj) {
 		case OBJ_THROUGHPUT:
 		case OBJ_BALANCED:
@@ -162,6 +179,7 @@ int cmd_tune(int argc, char **argv)
 	enum objective obj = OBJ_BALANCED;
 	const char *out = NULL, *pname = NULL, *values = NULL;
 	const struct drv_param *dp = NULL;
+	unsigned int excluded = 0;
 	struct et_drvinfo di;
 	struct et_vals cur;
 	struct nl_sock ns;
@@ -233,8 +251,11 @@ int cmd_tune(int argc, char **argv)
 		spec.nparams = 1;
 	}
 	/* a switch (virtio_net's tx-frames: napi_tx off/on) has two values, not a delay range */
-	if (!values && dp && dp->unit && !strcmp(dp->unit, "0|1"))
-		values = "0,1";
+	if (dp && dp->unit && !strcmp(dp->unit, "0|1")) {
+		if (!values)
+			values = "0,1";
+		spec.txlat = true; /* one side of such a switch may be an orphan mode */
+	}
 	if (values) {
 		char *save, *tok, buf[512];
 
@@ -265,9 +286,14 @@ int cmd_tune(int argc, char **argv)
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	sweep_coalesce_print(s);
-	k = pick(s, obj);
+	k = pick(s, obj, &excluded);
 	open_json_object("recommendation");
 	print_string(PRINT_ANY, "rule", "rule: %s\n", rules[obj]);
+	if (excluded)
+		print_uint(PRINT_ANY, "orphaning-excluded",
+			   "left out: %llu setting(s) that orphan skbs at xmit (txlat): their "
+			   "throughput comes from hiding the queue from TSQ and BQL\n",
+			   excluded);
 	if (k < 0) {
 		print_text("recommendation: n/a (no setting satisfies the rule)\n");
 	} else {

@@ -70,6 +70,7 @@ struct coal_point {
 	double cpu_per_gbps; /* sender CPUs busy per Gbit/s */
 	double irq_per_s;    /* completion interrupts per second (NaN unknown) */
 	double compl_p50_us; /* txlat median (NaN unmeasured) */
+	double orphan_frac;  /* TCP skbs not owned by their socket when freed (NaN unmeasured) */
 	bool pareto;
 };
 

@@ -87,6 +87,12 @@ for spec in "ee0 ee1 e1000e rx-usecs --values 3,50" "vn0 vn1 virtio_net tx-frame
 	else
 		ktap_fail "$drv: tune swept $knob over 2 settings (rc $rc, got '$got')"
 	fi
+	if [ $drv = virtio_net ]; then
+		# tx-frames 0 is napi_tx off: skbs orphaned at xmit, a throughput win TSQ cannot see
+		rec=$(jq_py "$T/$drv.json" "'%s %s' % (j['recommendation'].get('value'), j['recommendation'].get('orphaning-excluded'))" 2>/dev/null)
+		[ "$rec" = "1 1" ] && ktap_ok "virtio_net: orphan mode measured and left out; recommends tx-frames 1" ||
+			ktap_fail "virtio_net: orphan mode measured and left out; recommends tx-frames 1 (got '$rec')"
+	fi
 	after=$($A ethtool -c $dev)
 	[ "$before" = "$after" ] && ktap_ok "$drv: coalescing restored after the sweep" ||
 		{ ktap_fail "$drv: coalescing restored after the sweep"; diff <(echo "$before") <(echo "$after") | sed 's/^/# /'; }

@@ -1,8 +1,8 @@
 /* devset: a change a driver takes only with the link down (EBUSY) is bounced only when allowed. */
 // LDFLAGS: -Wl,--wrap=nl_open_genl -Wl,--wrap=nl_open_rtnl -Wl,--wrap=nl_close
-// -Wl,--wrap=nl_strerror -Wl,--wrap=obj_get -Wl,--wrap=obj_set -Wl,--wrap=link_get
-// -Wl,--wrap=link_admin -Wl,--wrap=link_wait_up -Wl,--wrap=journal_record
-// -Wl,--wrap=journal_txn_begin -Wl,--wrap=journal_txn_drop
+// LDFLAGS: -Wl,--wrap=nl_strerror -Wl,--wrap=obj_get -Wl,--wrap=obj_set -Wl,--wrap=link_get
+// LDFLAGS: -Wl,--wrap=link_admin -Wl,--wrap=link_wait_up -Wl,--wrap=journal_record
+// LDFLAGS: -Wl,--wrap=journal_txn_begin -Wl,--wrap=journal_txn_drop
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
