@@ -155,14 +155,26 @@ static void txlat_delay(struct diag *d)
  * ecfd2ce1a9d5) and the one that capped it at 4 Gbit/s (128 us). */
 #define DELAYED_US 100.0
 
-/* The sweep's D and txlat's D measure the same delay two ways; say whether they agree and,
- * when not, why the sweep's cannot be trusted here. */
+/* The sweep measures the delay TSQ waits for (residence below TCP) under bulk load; txlat
+ * times one skb under request/response. Say whether the two agree; the fitted D only where it
+ * is all there is, with why its plateau may not be the line rate. */
 static void crosscheck(struct diag *d, double R_mbps)
 {
 	const struct tsq_sweep *s = &d->tsq;
-	double line = d->speed > 0 ? d->speed * s->rho : 0;
+	double line = s->line_mbps > 0 ? s->line_mbps * s->rho : 0;
 
-	if (!s->fit_ok || isnan(d->d_txlat_us))
+	if (s->n_res && !isnan(d->d_txlat_us)) {
+		bool agree = fabs(s->d_res_us - d->d_txlat_us) <= fmax(0.25 * d->d_txlat_us, 100);
+
+		d->crosscheck = agree ? "agree" : "disagree";
+		ev(d,
+		   "cross-check: under bulk load a byte waits %.0f us beyond serialization for its "
+		   "free [%.0f, %.0f] (sweep, sk_wmem_alloc / throughput); txlat %.0f us: %s",
+		   s->d_res_us, s->d_res_lo_us, s->d_res_hi_us, d->d_txlat_us,
+		   agree ? "they agree" : "they disagree");
+		return;
+	}
+	if (!s->fit_ok || isnan(d->d_txlat_us) || s->n_res)
 		return;
 	d->crosscheck =
 		d->d_txlat_us >= s->fit.D_lo * 1e6 * 0.8 && d->d_txlat_us <= s->fit.D_hi * 1e6 * 1.2
@@ -174,13 +186,12 @@ static void crosscheck(struct diag *d, double R_mbps)
 		ev(d,
 		   "cross-check: the sweep's plateau %.0f Mbit/s is below the line rate %.0f: "
 		   "the kernel's own TSQ floor max(2*truesize, pacing_rate>>10) caps the window "
-		   "above the sysctl, so its D %.0f us is not the completion delay; txlat's is "
-		   "used",
+		   "above the sysctl, so its fitted D %.0f us is not the completion delay",
 		   R_mbps, line, s->fit.D * 1e6);
 	else
 		ev(d,
-		   "cross-check: the sweep's D %.0f us [%.0f, %.0f] disagrees with txlat's %.0f "
-		   "us (the sweep sees the window only from one skb up); txlat's is used",
+		   "cross-check: the sweep's fitted D %.0f us [%.0f, %.0f] disagrees with "
+		   "txlat's %.0f us; txlat's is used",
 		   s->fit.D * 1e6, s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, d->d_txlat_us);
 }
 
@@ -189,7 +200,7 @@ static void decide(const char *dev, struct diag *d)
 	const struct tsq_sweep *s = &d->tsq;
 	double R = s->fit_ok ? s->fit.R / 1e6 : fmax(d->one_flow, 0);
 	double D_fit = s->fit_ok ? s->fit.D * 1e6 : NAN;
-	double D_us = !isnan(d->d_txlat_us) ? d->d_txlat_us : D_fit;
+	double D_us = !isnan(d->d_txlat_us) ? d->d_txlat_us : s->n_res ? s->d_res_us : D_fit;
 	double coal_us = d->have_coal && vals_has(&d->coal, ETHTOOL_A_COALESCE_TX_USECS)
 				 ? (double)d->coal.v[ETHTOOL_A_COALESCE_TX_USECS]
 				 : 0;

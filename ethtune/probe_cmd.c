@@ -320,6 +320,13 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 			print_float(PRINT_ANY, "sndbuf-limited-pct", " (%.1f%%)",
 				    100 * t->sndbuf_limited_us / el);
 		print_nl();
+		if (t->wmem_samples && r->mbps > 0) {
+			print_float(PRINT_ANY, "wmem-alloc",
+				    "  below TCP (sk_wmem_alloc) %.0f bytes", t->wmem_alloc);
+			print_float(PRINT_ANY, "host-residence-us",
+				    ": a byte waits %.0f us in the host until its skb is freed\n",
+				    t->wmem_alloc * 8 / r->mbps);
+		}
 		close_json_object();
 	}
 	open_json_object("socket-buffers-end");

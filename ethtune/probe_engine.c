@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
+#include <linux/sock_diag.h>
 #include <linux/tcp.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -452,9 +453,30 @@ static int first_worker_error(struct eng *e, char *err, size_t errlen)
 }
 
 /* Sleep until t (ns) while watching the control socket and the workers. */
+/* Bytes the flows hold below TCP right now (sk_wmem_alloc): what TSQ limits. */
+static void wmem_sample(struct eng *e)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	double sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < e->flows; i++) {
+		socklen_t l = sizeof(mi);
+
+		if (e->fl[i].fd < 0 || getsockopt(e->fl[i].fd, SOL_SOCKET, SO_MEMINFO, mi, &l) ||
+		    l <= SK_MEMINFO_WMEM_ALLOC * sizeof(mi[0]))
+			return;
+		sum += mi[SK_MEMINFO_WMEM_ALLOC];
+	}
+	e->wmem_sum += sum;
+	e->wmem_n++;
+}
+
 static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double total, char *err,
 		      size_t errlen)
 {
+	bool sample = eng_is_sender(e) && LOAD(e->measuring);
+
 	for (;;) {
 		uint64_t now = now_ns(), sum;
 		struct pollfd p = { .fd = ctl_fd, .events = POLLIN };
@@ -477,6 +499,11 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 		ms = (int)((t - now) / 1000000) + 1;
 		if (ms > 250)
 			ms = 250;
+		if (sample) {
+			wmem_sample(e);
+			if (ms > 2)
+				ms = 2;
+		}
 		r = poll(&p, ctl_fd >= 0 ? 1 : 0, ms);
 		if (r > 0 && e->ctl_ends_window)
 			return 1;
@@ -535,6 +562,8 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 			f->ti_a.sndbuf = ti.tcpi_sndbuf_limited;
 		}
 	}
+	e->wmem_sum = 0;
+	e->wmem_n = 0;
 	STORE(e->measuring, 1);
 	r = early ? 1 : wait_until(e, wb, ctl_fd, t0, total, err, errlen);
 	if (r < 0)
@@ -573,6 +602,10 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 			t->rwnd_limited_us += ti.tcpi_rwnd_limited - f->ti_a.rwnd;
 			t->sndbuf_limited_us += ti.tcpi_sndbuf_limited - f->ti_a.sndbuf;
 		}
+	}
+	if (e->wmem_n) {
+		e->res.ti.wmem_alloc = e->wmem_sum / e->wmem_n;
+		e->res.ti.wmem_samples = e->wmem_n;
 	}
 	if (sender && e->flows) {
 		e->res.ti.rtt_us /= e->flows;

@@ -167,6 +167,68 @@ static int cmp_point(const void *a, const void *b)
 	return x->limit < y->limit ? -1 : x->limit > y->limit;
 }
 
+/* Line rate in Mbit/s (0 unknown) and the serialization of one full skb at it, in us. */
+static void dev_line(const char *dev, double *mbps, double *ser_us)
+{
+	struct et_drvinfo di = {};
+	struct nl_sock ns;
+	struct et_link l;
+	double gso = 65536;
+
+	*mbps = 0;
+	*ser_us = 0;
+	if (!nl_open_genl(&ns, "ethtool")) {
+		drvinfo_get(&ns, dev, &di);
+		nl_close(&ns);
+	}
+	if (!link_get_dev(dev, &l) && vals_has(&l.v, IFLA_GSO_MAX_SIZE) &&
+	    l.v.v[IFLA_GSO_MAX_SIZE] < gso)
+		gso = (double)l.v.v[IFLA_GSO_MAX_SIZE];
+	if (di.ok && di.speed > 0) {
+		*mbps = di.speed;
+		*ser_us = gso * 8 / di.speed;
+	}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double quantile(const double *v, unsigned int n, double q)
+{
+	double pos = q * (n - 1);
+	unsigned int i = (unsigned int)pos;
+
+	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* The delay TSQ waits for, from the throttled points' residence times. */
+static void residence_delay(struct tsq_sweep *s, const char *dev)
+{
+	double best = 0, d[SWEEP_MAX_POINTS];
+	unsigned int i, n = 0;
+
+	dev_line(dev, &s->line_mbps, &s->ser_us);
+	if (s->line_mbps <= 0)
+		return;
+	for (i = 0; i < s->n; i++)
+		best = fmax(best, s->p[i].mbps);
+	for (i = 0; i < s->n; i++)
+		if (!isnan(s->p[i].residence_us) && s->p[i].mbps < 0.9 * best &&
+		    s->p[i].mbps < 0.9 * s->line_mbps * s->rho)
+			d[n++] = fmax(0, s->p[i].residence_us - s->ser_us);
+	if (n < 2)
+		return;
+	qsort(d, n, sizeof(d[0]), cmp_dbl);
+	s->n_res = n;
+	s->d_res_us = quantile(d, n, 0.5);
+	s->d_res_lo_us = quantile(d, n, 0.25);
+	s->d_res_hi_us = quantile(d, n, 0.75);
+}
+
 static double dev_rho(const char *dev)
 {
 	struct model_in in;
@@ -206,6 +268,8 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, uint64_t
 		s->p[s->n].limit = l;
 		s->p[s->n].mbps = r->mbps;
 		s->p[s->n].retrans = r->sender_ti.retrans;
+		s->p[s->n].wmem = r->sender_ti.wmem_samples ? r->sender_ti.wmem_alloc : NAN;
+		s->p[s->n].residence_us = r->mbps > 0 ? s->p[s->n].wmem * 8 / r->mbps : NAN;
 		s->n++;
 	}
 	free(r);
@@ -269,6 +333,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 			model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
 		s->cap_default_mbps = model_sw(TSQ_DEFAULT_NOW, s->rho, s->fit.R, s->fit.D) / 1e6;
 	}
+	residence_delay(s, o->dev);
 	s->elapsed_s = et_now_s() - t0;
 	return 0;
 }
@@ -283,13 +348,21 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 	print_string(PRINT_ANY, "cc-reason", " (%s)\n", s->cc_reason);
 	print_uint(PRINT_ANY, "tsq-before", "tcp_limit_output_bytes before: %llu (restored)\n",
 		   s->tsq_before);
-	print_text("  %12s %12s %8s\n", "limit", "Mbit/s", "retrans");
+	print_text("  %12s %12s %8s %10s %10s\n", "limit", "Mbit/s", "retrans", "in-host",
+		   "waits-us");
 	open_json_array(PRINT_JSON, "points");
 	for (i = 0; i < s->n; i++) {
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "limit", "  %12llu", s->p[i].limit);
 		print_float(PRINT_ANY, "mbps", " %12.1f", s->p[i].mbps);
-		print_uint(PRINT_ANY, "retrans", " %8llu\n", s->p[i].retrans);
+		print_uint(PRINT_ANY, "retrans", " %8llu", s->p[i].retrans);
+		if (isnan(s->p[i].wmem)) {
+			print_na("wmem-alloc", " %10s");
+			print_na("residence-us", " %10s\n");
+		} else {
+			print_float(PRINT_ANY, "wmem-alloc", " %10.0f", s->p[i].wmem);
+			print_float(PRINT_ANY, "residence-us", " %10.0f\n", s->p[i].residence_us);
+		}
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);
@@ -316,6 +389,22 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 	} else {
 		print_text("model: not enough points to fit\n");
 	}
+	open_json_object("residence");
+	if (s->n_res) {
+		print_text(
+			"measured: the time a byte waits below TCP, less %.0f us to serialize one "
+			"skb at the line rate:\n",
+			s->ser_us);
+		print_float(PRINT_ANY, "D-us", "  D %.0f us", s->d_res_us);
+		print_float(PRINT_JSON, "serialization-us", NULL, s->ser_us);
+		print_float(PRINT_ANY, "D-lo-us", " [%.0f,", s->d_res_lo_us);
+		print_float(PRINT_ANY, "D-hi-us", " %.0f]", s->d_res_hi_us);
+		print_uint(PRINT_ANY, "points", " (quartiles of %u points TSQ throttles)\n",
+			   s->n_res);
+	} else {
+		print_text("measured D: n/a (needs the line rate and two points TSQ throttles)\n");
+	}
+	close_json_object();
 	print_float(PRINT_ANY, "elapsed-s", "elapsed %.1f s\n", s->elapsed_s);
 	close_json_object();
 }

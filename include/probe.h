@@ -56,6 +56,11 @@ struct probe_tcpinfo {
 	uint32_t snd_cwnd, snd_mss;
 	uint64_t delivery_rate;				      /* bytes/s, summed over flows */
 	uint64_t busy_us, rwnd_limited_us, sndbuf_limited_us; /* in the window, summed */
+	/* sk_wmem_alloc (SO_MEMINFO): truesize of this side's skbs below TCP, in the qdisc and
+	 * the driver until freed; mean of samples every 2 ms over the window, flows summed.
+	 * Divided by the throughput it is the time a byte waits for its TX completion. */
+	double wmem_alloc;
+	uint32_t wmem_samples;
 };
 
 struct probe_devstats {

@@ -61,6 +61,8 @@ struct eng {
 	struct probe_side res;
 	const struct probe_devstats *devstats; /* serve: sent with the result when valid */
 	struct probe_hist hist;		       /* merged at the end (rr/crr client) */
+	double wmem_sum;		       /* sender: sk_wmem_alloc samples in the window */
+	uint32_t wmem_n;
 };
 
 /* True when this side sends the bulk data of a stream/maerts test. */

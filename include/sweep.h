@@ -29,6 +29,8 @@ struct tsq_point {
 	uint64_t limit;
 	double mbps;
 	uint32_t retrans;
+	double wmem;	     /* mean sk_wmem_alloc: bytes below TCP, NaN unmeasured */
+	double residence_us; /* wmem / throughput: how long a byte waits for its free */
 };
 
 struct tsq_sweep {
@@ -42,6 +44,12 @@ struct tsq_sweep {
 	bool fit_ok;
 	struct model_fit fit;
 	double cap_current_mbps, cap_default_mbps; /* model at the current / 4 MiB default */
+	/* Completion delay measured, not fitted: at the points TSQ throttles (under 90% of the
+	 * best), the time a byte waits below TCP (sk_wmem_alloc / throughput, Little's law) less
+	 * the serialization of one skb (min(gso_max_size, 64K)) at the line rate. Median and
+	 * quartiles; n_res 0 when not measured. */
+	unsigned int n_res;
+	double d_res_us, d_res_lo_us, d_res_hi_us, ser_us, line_mbps;
 	double elapsed_s;
 };
 
