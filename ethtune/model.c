@@ -568,13 +568,6 @@ static uint64_t xs_next(uint64_t *s)
 	return *s;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int model_fit(const double *L, const double *X, unsigned int n, double rho, unsigned int nboot,
 	      double conf, unsigned int seed, struct model_fit *f)
 {
@@ -612,8 +605,8 @@ int model_fit(const double *L, const double *X, unsigned int n, double rho, unsi
 			xb[i] = fmax(0, model_sw(L[i], rho, f->R, f->D) + res[xs_next(&rng) % n]);
 		fit_once(L, xb, n, rho, &bR[b], &bD[b]);
 	}
-	qsort(bD, nboot, sizeof(*bD), cmp_dbl);
-	qsort(bR, nboot, sizeof(*bR), cmp_dbl);
+	qsort(bD, nboot, sizeof(*bD), cmp_double);
+	qsort(bR, nboot, sizeof(*bR), cmp_double);
 	i = (unsigned int)floor((1 - conf) / 2 * (nboot - 1) + 0.5);
 	f->D_lo = bD[i];
 	f->D_hi = bD[nboot - 1 - i];

@@ -190,13 +190,6 @@ static void dev_line(const char *dev, double *mbps, double *ser_us)
 	}
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double quantile(const double *v, unsigned int n, double q)
 {
 	double pos = q * (n - 1);
@@ -222,7 +215,7 @@ static void residence_delay(struct tsq_sweep *s, const char *dev)
 			d[n++] = fmax(0, s->p[i].residence_us - s->ser_us);
 	if (n < 2)
 		return;
-	qsort(d, n, sizeof(d[0]), cmp_dbl);
+	qsort(d, n, sizeof(d[0]), cmp_double);
 	s->n_res = n;
 	s->d_res_us = quantile(d, n, 0.5);
 	s->d_res_lo_us = quantile(d, n, 0.25);

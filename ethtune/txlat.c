@@ -535,13 +535,6 @@ static void bpf_cost(struct txlat_bpf *s, struct txlat_run *r)
 	}
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Trace while the load (if any) runs and for duration_s; samples BQL and IRQs meanwhile. */
 static int txlat_trace(struct txlat_run *r)
 {
@@ -589,7 +582,7 @@ static int txlat_trace(struct txlat_run *r)
 		nanosleep(&ts, NULL);
 	}
 	r->elapsed_s = et_now_s() - t0;
-	qsort(r->floor_us, r->nfloor, sizeof(r->floor_us[0]), cmp_dbl);
+	qsort(r->floor_us, r->nfloor, sizeof(r->floor_us[0]), cmp_double);
 	irq_count(r, &r->irq1, &r->txirq1);
 	/* Stop tracing before reading, so that the counts are consistent. */
 	txlat_bpf__detach(s);

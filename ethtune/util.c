@@ -360,7 +360,7 @@ double et_now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int cmp_double(const void *a, const void *b)
+int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 

@@ -57,6 +57,8 @@ int write_file_str(const char *path, const char *s);
 /* Capabilities: true when the process has CAP_NET_ADMIN. */
 bool have_cap_net_admin(void);
 
+/* qsort comparator for doubles, ascending. */
+int cmp_double(const void *a, const void *b);
 /* Seconds on CLOCK_MONOTONIC. */
 double et_now_s(void);
 /* Median lateness, in us, of this host's timer wake-ups (n sleeps of 20 us, no timer slack): the
