@@ -1,5 +1,6 @@
 /* Changing a device: check every keyword and value first, journal old values, apply, read back. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
@@ -14,16 +15,23 @@
 
 #define MAX_CHANGES 64
 
-static int journal_one(const char *dev, const char *object, const char *key, const char *old)
+/* The old value, durably, before the change; one line in err (may be NULL) if that fails. */
+static int journal_one(const char *dev, const char *object, const char *key, const char *old,
+		       char *err, size_t errlen)
 {
 	struct journal_entry e = {};
+	int ret;
 
 	netns_current_name(e.netns, sizeof(e.netns));
 	snprintf(e.dev, sizeof(e.dev), "%s", dev);
 	snprintf(e.object, sizeof(e.object), "%s", object);
 	snprintf(e.key, sizeof(e.key), "%s", key);
 	snprintf(e.old, sizeof(e.old), "%s", old);
-	return journal_record(&e);
+	ret = journal_record(&e);
+	if (ret && err)
+		snprintf(err, errlen, "cannot write the journal %s: %s", journal_path(),
+			 strerror(-ret));
+	return ret;
 }
 
 static bool allow_link_down;
@@ -33,14 +41,18 @@ void devset_allow_link_down(bool allow)
 	allow_link_down = allow;
 }
 
-static void report(void (*warn)(const char *), const char *fmt, const char *a, const char *b,
-		   const char *c)
+static void report(void (*warn)(const char *), const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void report(void (*warn)(const char *), const char *fmt, ...)
 {
 	char msg[256];
+	va_list ap;
 
 	if (!warn)
 		return;
-	snprintf(msg, sizeof(msg), fmt, a, b, c);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	warn(msg);
 }
 
@@ -61,7 +73,7 @@ static int set_object_down(struct nl_sock *ns, const struct et_object *obj, cons
 		ret = -EBUSY; /* already down: the driver is busy for another reason */
 		goto out;
 	}
-	if (journal && journal_one(dev, "link", "admin-state", "up")) {
+	if (journal && journal_one(dev, "link", "admin-state", "up", NULL, 0)) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -73,7 +85,7 @@ static int set_object_down(struct nl_sock *ns, const struct et_object *obj, cons
 	if (!ret && r2)
 		ret = r2;
 	if (!r2 && link_wait_up(dev, 15))
-		report(warn, "%s: no carrier %s after bringing it up%s", dev, "15 s", "");
+		report(warn, "%s: no carrier 15 s after bringing it up", dev);
 out:
 	nl_close(&rt);
 	return ret;
@@ -113,12 +125,9 @@ static int set_object(const char *dev, const struct et_object *obj, int argc, ch
 		char old[32];
 
 		obj_format_val(ch[i].p, cur.v[ch[i].p->attr], old, sizeof(old));
-		ret = journal_one(dev, obj->name, ch[i].p->key, old);
-		if (ret) {
-			snprintf(err, errlen, "cannot write the journal %s: %s", journal_path(),
-				 strerror(-ret));
+		ret = journal_one(dev, obj->name, ch[i].p->key, old, err, errlen);
+		if (ret)
 			goto out;
-		}
 	}
 	ret = obj_set(&ns, obj, dev, ch, n);
 	if (ret == -EBUSY && (allow_link_down || !journal))
@@ -217,12 +226,10 @@ static int set_features(const char *dev, int argc, char **argv, bool journal, ch
 			if (!strcmp(fs.bit[k].name, names[i]))
 				break;
 		/* The wanted state is what the user configured; active may differ by deps. */
-		ret = journal_one(dev, "feature", names[i], fs.bit[k].wanted ? "on" : "off");
-		if (ret) {
-			snprintf(err, errlen, "cannot write the journal %s: %s", journal_path(),
-				 strerror(-ret));
+		ret = journal_one(dev, "feature", names[i], fs.bit[k].wanted ? "on" : "off", err,
+				  errlen);
+		if (ret)
 			goto out;
-		}
 	}
 	ret = features_set(&ns, dev, names, vals, n);
 	if (ret) {
@@ -308,12 +315,9 @@ static int set_privflag(const char *dev, int argc, char **argv, bool journal, ch
 				break;
 		if (journal) {
 			ret = journal_one(dev, "priv-flag", argv[a],
-					  pf.bit[i].active ? "on" : "off");
-			if (ret) {
-				snprintf(err, errlen, "cannot write the journal: %s",
-					 strerror(-ret));
+					  pf.bit[i].active ? "on" : "off", err, errlen);
+			if (ret)
 				goto out;
-			}
 		}
 		ret = privflags_set(&ns, dev, argv[a], on);
 		if (ret) {
@@ -332,6 +336,17 @@ static int set_privflag(const char *dev, int argc, char **argv, bool journal, ch
 out:
 	nl_close(&ns);
 	return ret;
+}
+
+/* Puts the link attributes of ch back to what l read before the change. */
+static void link_undo(struct nl_sock *rt, const struct et_link *l, struct et_change *ch,
+		      unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ch[i].val = l->v.v[ch[i].p->attr];
+	link_set(rt, l->ifindex, ch, n);
 }
 
 /* Link parameters (mtu, gso-*, txqueuelen) in one RTM_NEWLINK; rolled back if it fails. */
@@ -432,40 +447,35 @@ static int set_link(const char *dev, int argc, char **argv, bool journal, char *
 		char old[32];
 
 		snprintf(old, sizeof(old), "%llu", (unsigned long long)l.v.v[ch[i].p->attr]);
-		ret = journal_one(dev, "link", ch[i].p->key, old);
-		if (ret) {
-			snprintf(err, errlen, "cannot write the journal %s: %s", journal_path(),
-				 strerror(-ret));
+		ret = journal_one(dev, "link", ch[i].p->key, old, err, errlen);
+		if (ret)
 			goto out;
-		}
 	}
 	if (journal && admin >= 0) {
-		ret = journal_one(dev, "link", "admin-state", (l.flags & IFF_UP) ? "up" : "down");
-		if (ret) {
-			snprintf(err, errlen, "cannot write the journal %s: %s", journal_path(),
-				 strerror(-ret));
+		ret = journal_one(dev, "link", "admin-state", (l.flags & IFF_UP) ? "up" : "down",
+				  err, errlen);
+		if (ret)
 			goto out;
-		}
-	}
-	if (admin >= 0 && !!(l.flags & IFF_UP) != admin) {
-		ret = link_admin(&rt, l.ifindex, admin);
-		if (ret) {
-			snprintf(err, errlen, "cannot set %s %s: %s", dev, admin ? "up" : "down",
-				 nl_strerror(&rt, ret));
-			goto out;
-		}
 	}
 	ret = n ? link_set(&rt, l.ifindex, ch, n) : 0;
 	if (ret) {
 		snprintf(err, errlen, "kernel rejected %s on %s: %s", argv[0], dev,
 			 nl_strerror(&rt, ret));
 		/* The kernel applies link attributes one by one: undo any that took. */
-		if (n > 1) {
-			for (i = 0; i < n; i++)
-				ch[i].val = l.v.v[ch[i].p->attr];
-			link_set(&rt, l.ifindex, ch, n);
-		}
+		if (n > 1)
+			link_undo(&rt, &l, ch, n);
 		goto out;
+	}
+	/* The state last, so that a refusal can still undo the attributes that took. */
+	if (admin >= 0 && !!(l.flags & IFF_UP) != admin) {
+		ret = link_admin(&rt, l.ifindex, admin);
+		if (ret) {
+			snprintf(err, errlen, "cannot set %s %s: %s", dev, admin ? "up" : "down",
+				 nl_strerror(&rt, ret));
+			if (n)
+				link_undo(&rt, &l, ch, n);
+			goto out;
+		}
 	}
 	if (!link_get(&rt, dev, &after))
 		for (i = 0; i < n; i++)
@@ -528,7 +538,7 @@ static int apply_one(const char *dev, int argc, char **argv, bool journal, char 
 	snprintf(
 		err, errlen,
 		"unknown setting '%s' (expected coalesce, ring, channels, feature, priv-flag, mtu, "
-		"gso-max-size, gso-max-segs, gso-ipv4-max-size or txqueuelen)",
+		"gso-max-size, gso-max-segs, gso-ipv4-max-size, txqueuelen or admin-state)",
 		argv[0]);
 	return -EINVAL;
 }
@@ -576,7 +586,6 @@ int devset_sysctl_raw(const char *name, const char *val, char *err, size_t errle
 int sysctl_set(const char *name, const char *val, char *err, size_t errlen)
 {
 	char path[256], old[128];
-	struct journal_entry e = {};
 	int ret = sysctl_path(name, path, sizeof(path));
 
 	if (ret) {
@@ -588,15 +597,8 @@ int sysctl_set(const char *name, const char *val, char *err, size_t errlen)
 		snprintf(err, errlen, "no sysctl %s: %s", name, strerror(-ret));
 		return ret;
 	}
-	netns_current_name(e.netns, sizeof(e.netns));
-	snprintf(e.object, sizeof(e.object), "sysctl");
-	snprintf(e.key, sizeof(e.key), "%s", name);
-	snprintf(e.old, sizeof(e.old), "%s", old);
-	ret = journal_record(&e);
-	if (ret) {
-		snprintf(err, errlen, "cannot write the journal %s: %s", journal_path(),
-			 strerror(-ret));
+	ret = journal_one("", "sysctl", name, old, err, errlen);
+	if (ret)
 		return ret;
-	}
 	return devset_sysctl_raw(name, val, err, errlen);
 }

@@ -2,7 +2,7 @@
 // LDFLAGS: -Wl,--wrap=nl_open_genl -Wl,--wrap=nl_open_rtnl -Wl,--wrap=nl_close
 // LDFLAGS: -Wl,--wrap=nl_strerror -Wl,--wrap=obj_get -Wl,--wrap=obj_set -Wl,--wrap=link_get
 // LDFLAGS: -Wl,--wrap=link_admin -Wl,--wrap=link_wait_up -Wl,--wrap=journal_record
-// LDFLAGS: -Wl,--wrap=journal_txn_begin -Wl,--wrap=journal_txn_drop
+// LDFLAGS: -Wl,--wrap=journal_txn_begin -Wl,--wrap=journal_txn_drop -Wl,--wrap=link_set
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
+#include <linux/if_link.h>
 #include <cmocka.h>
 
 #include "devobj.h"
@@ -25,6 +26,8 @@ static bool link_up;	  /* administrative state of the fake device */
 static int busy_while_up; /* obj_set answers EBUSY while the link is up */
 static int set_err_down;  /* what obj_set answers while the link is down */
 static int dropped;	  /* journal transactions dropped */
+static int admin_err;	  /* what link_admin answers */
+static uint64_t mtu;	  /* the fake device's MTU */
 
 static void event(const char *fmt, const char *a, const char *b)
 {
@@ -76,11 +79,26 @@ int __wrap_link_get(struct nl_sock *rt, const char *dev, struct et_link *l)
 	memset(l, 0, sizeof(*l));
 	l->ifindex = 1;
 	l->flags = link_up ? IFF_UP : 0;
+	vals_set(&l->v, IFLA_MTU, mtu);
+	vals_set(&l->v, IFLA_MIN_MTU, 68);
+	vals_set(&l->v, IFLA_MAX_MTU, 9000);
+	return 0;
+}
+
+int __wrap_link_set(struct nl_sock *rt, int ifindex, const struct et_change *ch, unsigned int n)
+{
+	char v[24];
+
+	mtu = ch[0].val;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)mtu);
+	event("mtu %s%s", v, "");
 	return 0;
 }
 
 int __wrap_link_admin(struct nl_sock *rt, int ifindex, bool up)
 {
+	if (admin_err)
+		return admin_err;
 	link_up = up;
 	event("%s%s", up ? "up" : "down", "");
 	return 0;
@@ -116,6 +134,8 @@ static int setup(void **state)
 	busy_while_up = 1;
 	set_err_down = 0;
 	dropped = 0;
+	admin_err = 0;
+	mtu = 1500;
 	devset_allow_link_down(false);
 	return 0;
 }
@@ -186,6 +206,24 @@ static void restore_may_bounce_without_journaling(void **state)
 	assert_string_equal(events[2], "up");
 }
 
+static void refused_state_undoes_the_attributes(void **state)
+{
+	char *a[] = { "mtu", "9000", "admin-state", "down" }, err[256];
+
+	admin_err = -EPERM;
+	assert_int_equal(devset_apply("lo", 4, a, err, sizeof(err), NULL), -EPERM);
+	assert_non_null(strstr(err, "cannot set lo down"));
+	/* attributes first, then the state; the refusal puts the MTU back and the journal too */
+	assert_int_equal(nev, 4);
+	assert_string_equal(events[0], "journal mtu=1500");
+	assert_string_equal(events[1], "journal admin-state=up");
+	assert_string_equal(events[2], "mtu 9000");
+	assert_string_equal(events[3], "mtu 1500");
+	assert_int_equal(mtu, 1500);
+	assert_true(link_up);
+	assert_int_equal(dropped, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +232,7 @@ int main(void)
 		cmocka_unit_test_setup(ebusy_on_a_down_link_is_not_retried, setup),
 		cmocka_unit_test_setup(failure_while_down_still_brings_it_up, setup),
 		cmocka_unit_test_setup(restore_may_bounce_without_journaling, setup),
+		cmocka_unit_test_setup(refused_state_undoes_the_attributes, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
