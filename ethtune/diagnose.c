@@ -56,12 +56,11 @@ struct diag {
 	struct mtu_sweep mtus;
 	bool did_mtu;
 	enum verdict v;
-	const char *crosscheck; /* fit D vs txlat D: "agree", "disagree", NULL not both */
+	const char *crosscheck; /* sweep D vs txlat D: "agree", "disagree", NULL not both */
 	char evidence[6][256];
 	unsigned int nev;
 	char remedy[3][256];
 	unsigned int nrem;
-	double cap_model_mbps;
 	double elapsed_s;
 };
 
@@ -260,7 +259,7 @@ static void decide(const char *dev, struct diag *d)
 		remedy_from_db(d, "next");
 		return;
 	}
-	if (!sw && !d->tl.ok && d->two_flows > 2 * d->one_flow &&
+	if (!d->tl.ok && d->two_flows > 2 * d->one_flow &&
 	    d->one_flow < 0.5 * fmax(R, d->two_flows)) {
 		d->v = V_STALL;
 		ev(d,
@@ -284,6 +283,7 @@ static void decide(const char *dev, struct diag *d)
 	}
 	if (!isnan(D_us) && D_us >= DELAYED_US) {
 		struct model_in in;
+		struct model_out mo;
 		const char *knob = tx_knob(d);
 		double us;
 
@@ -305,18 +305,10 @@ static void decide(const char *dev, struct diag *d)
 		in.mtu = d->mtu >= 576 ? d->mtu : 1500;
 		in.gso_size = d->gso >= in.mtu && d->gso <= 65536 ? d->gso : 65536;
 		in.tx_usecs = D_us;
-		{
-			struct model_out mo;
-
-			if (!model_predict(&in, &mo)) {
-				ev(d,
-				   "model: one flow capped at %.0f Mbit/s at "
-				   "tcp_limit_output_bytes "
-				   "%llu",
-				   mo.tput_bps / 1e6, (unsigned long long)in.tsq);
-				d->cap_model_mbps = mo.tput_bps / 1e6;
-			}
-		}
+		if (!model_predict(&in, &mo))
+			ev(d,
+			   "model: one flow capped at %.0f Mbit/s at tcp_limit_output_bytes %llu",
+			   mo.tput_bps / 1e6, (unsigned long long)in.tsq);
 		us = model_max_tx_usecs(&in, 0.95);
 		if (knob && us >= 0)
 			rem(d,
@@ -434,9 +426,8 @@ int cmd_diagnose(int argc, char **argv)
 	if (d->have_coal)
 		obj_show(&et_coalesce, &d->coal);
 
-	d->floor_us = NAN;
-	if (timer_floor_us(200, &d->floor_us))
-		d->floor_us = NAN;
+	d->floor_us = NAN; /* stays unknown if the measurement fails */
+	timer_floor_us(200, &d->floor_us);
 
 	/* 1. Tracing under request/response load: one small skb in flight at a time, so the ring
 	 * never queues and xmit-to-free is the completion delay itself; also shows orphaning. */
