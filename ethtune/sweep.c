@@ -167,29 +167,6 @@ static int cmp_point(const void *a, const void *b)
 	return x->limit < y->limit ? -1 : x->limit > y->limit;
 }
 
-/* Line rate in Mbit/s (0 unknown) and the serialization of one full skb at it, in us. */
-static void dev_line(const char *dev, double *mbps, double *ser_us)
-{
-	struct et_drvinfo di = {};
-	struct nl_sock ns;
-	struct et_link l;
-	double gso = 65536;
-
-	*mbps = 0;
-	*ser_us = 0;
-	if (!nl_open_genl(&ns, "ethtool")) {
-		drvinfo_get(&ns, dev, &di);
-		nl_close(&ns);
-	}
-	if (!link_get_dev(dev, &l) && vals_has(&l.v, IFLA_GSO_MAX_SIZE) &&
-	    l.v.v[IFLA_GSO_MAX_SIZE] < gso)
-		gso = (double)l.v.v[IFLA_GSO_MAX_SIZE];
-	if (di.ok && di.speed > 0) {
-		*mbps = di.speed;
-		*ser_us = gso * 8 / di.speed;
-	}
-}
-
 static double quantile(const double *v, unsigned int n, double q)
 {
 	double pos = q * (n - 1);
@@ -199,12 +176,11 @@ static double quantile(const double *v, unsigned int n, double q)
 }
 
 /* The delay TSQ waits for, from the throttled points' residence times. */
-static void residence_delay(struct tsq_sweep *s, const char *dev)
+static void residence_delay(struct tsq_sweep *s)
 {
 	double best = 0, d[SWEEP_MAX_POINTS];
 	unsigned int i, n = 0;
 
-	dev_line(dev, &s->line_mbps, &s->ser_us);
 	if (s->line_mbps <= 0)
 		return;
 	for (i = 0; i < s->n; i++)
@@ -222,10 +198,14 @@ static void residence_delay(struct tsq_sweep *s, const char *dev)
 	s->d_res_hi_us = quantile(d, n, 0.75);
 }
 
-static double dev_rho(const char *dev)
+/* What the wire allows: goodput per wire byte (rho) from the MTU and GSO size, the line rate
+ * (0 unknown) and the serialization of one full skb at it. One read of the link and driver. */
+static void dev_wire(const char *dev, struct tsq_sweep *s)
 {
+	struct et_drvinfo di = {};
 	struct model_in in;
 	struct model_out out;
+	struct nl_sock ns;
 	struct et_link l;
 
 	model_defaults(&in);
@@ -237,9 +217,15 @@ static double dev_rho(const char *dev)
 	}
 	if (in.gso_size > 65536)
 		in.gso_size = 65536; /* BIG TCP needs more than a limit; keep the classic skb */
-	if (model_derive(&in, &out) || out.rho <= 0)
-		return 0.9;
-	return out.rho;
+	s->rho = model_derive(&in, &out) || out.rho <= 0 ? 0.9 : out.rho;
+	if (!nl_open_genl(&ns, "ethtool")) {
+		drvinfo_get(&ns, dev, &di);
+		nl_close(&ns);
+	}
+	if (di.ok && di.speed > 0) {
+		s->line_mbps = di.speed;
+		s->ser_us = in.gso_size * 8.0 / di.speed;
+	}
 }
 
 static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, uint64_t l, unsigned int i,
@@ -284,7 +270,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 	snprintf(po.cc, sizeof(po.cc), "%s", s->cc);
 	if (!sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)))
 		s->tsq_before = strtoull(buf, NULL, 10);
-	s->rho = dev_rho(o->dev);
+	dev_wire(o->dev, s);
 	npts = o->points ? o->points
 			 : (unsigned int)lround(log2((double)o->tsq_max / o->tsq_min)) + 1;
 	if (npts < 3)
@@ -326,7 +312,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 			model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
 		s->cap_default_mbps = model_sw(TSQ_DEFAULT_NOW, s->rho, s->fit.R, s->fit.D) / 1e6;
 	}
-	residence_delay(s, o->dev);
+	residence_delay(s);
 	s->elapsed_s = et_now_s() - t0;
 	return 0;
 }
@@ -445,8 +431,8 @@ static void wait_link_up(const char *dev)
 {
 	struct et_link l;
 
-	nanosleep(&(struct timespec){ 0, 300 * 1000000L },
-		  NULL); /* a reset starts a little later */
+	/* a reset starts a little later */
+	nanosleep(&(struct timespec){ 0, 300 * 1000000L }, NULL);
 	if (!link_get_dev(dev, &l) && strcmp(l.operstate, "UP") && strcmp(l.operstate, "UNKNOWN")) {
 		link_wait_up(dev, 15);
 		sleep(1); /* the peer's end comes up about as late */
