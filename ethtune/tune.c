@@ -1,5 +1,4 @@
-/* ethtune tune: sweep a device's TX completion knob, pick a setting by objective, write a profile.
- */
+/* ethtune tune: sweep the TX completion knob, pick a setting by objective, write a profile. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,4 @@
-/* Probe engine: TCP stream/maerts/rr/crr traffic against an "ethtune serve" peer, in-process API.
- */
+/* Probe engine: TCP stream/maerts/rr/crr against an "ethtune serve" peer, in-process API. */
 #ifndef ETHTUNE_PROBE_H
 #define ETHTUNE_PROBE_H
 
