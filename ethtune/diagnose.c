@@ -432,10 +432,8 @@ int cmd_diagnose(int argc, char **argv)
 	/* 1. Tracing under request/response load: one small skb in flight at a time, so the ring
 	 * never queues and xmit-to-free is the completion delay itself; also shows orphaning. */
 	sweep_progress(&o, 1, 4, "request/response under txlat");
-	if (!no_txlat) {
+	if (!no_txlat)
 		txlat_sample_start(o.dev, o.duration_s + o.warmup_s + 0.5, &d->tl);
-		txlat_sample_wait_ready(&d->tl, 30);
-	}
 	ret = sweep_probe(&o, 1, PROBE_RR, 1, r, err, sizeof(err));
 	if (!no_txlat)
 		txlat_sample_finish(&d->tl);

@@ -88,10 +88,8 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 
 	if (!r)
 		return -ENOMEM;
-	if (spec->txlat) {
+	if (spec->txlat)
 		txlat_sample_start(o->dev, o->duration_s + o->warmup_s + 0.5, &ts);
-		txlat_sample_wait_ready(&ts, 30);
-	}
 	ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
 	if (spec->txlat)
 		txlat_sample_finish(&ts);

@@ -86,11 +86,32 @@ int txlat_sample_parse(const char *text, struct txlat_sample *s)
 	return 0;
 }
 
+/* Wait until the tracer is attached (0), or it failed or timed out (-errno; s->err says). */
+static int wait_ready(struct txlat_sample *s, double timeout_s)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	int i, st;
+
+	for (i = 0; s->pid > 0 && i < timeout_s * 50; i++) {
+		if (!access(s->ready, F_OK))
+			return 0;
+		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+			s->pid = -1;
+			snprintf(s->err, sizeof(s->err), "txlat could not start tracing");
+			return -EIO;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (s->pid > 0)
+		snprintf(s->err, sizeof(s->err), "txlat did not attach within %.0f s", timeout_s);
+	return -ETIMEDOUT;
+}
+
 /* The tracer runs a tiny load script once its programs are attached; the script marks that
  * with a file, so the caller starts its traffic only when every skb will be seen. */
 void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s)
 {
-	char dur[32], load[300];
+	char dur[32];
 	FILE *f;
 	int fd;
 
@@ -118,7 +139,6 @@ void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s)
 	fclose(f);
 	chmod(s->script, 0700);
 	snprintf(dur, sizeof(dur), "%.2f", seconds);
-	snprintf(load, sizeof(load), "%s", s->script);
 	fflush(NULL);
 	s->pid = fork();
 	if (s->pid == 0) {
@@ -129,32 +149,14 @@ void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s)
 			dup2(null, STDERR_FILENO);
 		/* Already in the right namespace: no --netns for the child. */
 		execl("/proc/self/exe", "ethtune", "--json", "txlat", dev, "--duration", dur,
-		      "--load-cmd", load, (char *)NULL);
+		      "--load-cmd", s->script, (char *)NULL);
 		_exit(127);
 	}
 	close(fd);
 	if (s->pid < 0)
 		snprintf(s->err, sizeof(s->err), "fork: %s", strerror(errno));
-}
-
-int txlat_sample_wait_ready(struct txlat_sample *s, double timeout_s)
-{
-	struct timespec ts = { 0, 20 * 1000000L };
-	int i, st;
-
-	for (i = 0; s->pid > 0 && i < timeout_s * 50; i++) {
-		if (!access(s->ready, F_OK))
-			return 0;
-		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
-			s->pid = -1;
-			snprintf(s->err, sizeof(s->err), "txlat could not start tracing");
-			return -EIO;
-		}
-		nanosleep(&ts, NULL);
-	}
-	if (s->pid > 0)
-		snprintf(s->err, sizeof(s->err), "txlat did not attach within %.0f s", timeout_s);
-	return -ETIMEDOUT;
+	else
+		wait_ready(s, 30);
 }
 
 void txlat_sample_finish(struct txlat_sample *s)

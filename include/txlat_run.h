@@ -23,13 +23,10 @@ struct txlat_sample {
 	char err[160];
 };
 
-/* Start tracing dev for seconds in a child (this binary's txlat command); never fails hard:
- * s->ok says whether a report came back. Start the traffic after txlat_sample_wait_ready(). */
+/* Start tracing dev for seconds in a child (this binary's txlat command) and return once its
+ * programs are attached (or it failed, or 30 s passed), so traffic started next is all seen.
+ * Never fails hard: s->ok says whether a report came back, s->err why not. */
 void txlat_sample_start(const char *dev, double seconds, struct txlat_sample *s);
-/* Wait until the tracer is attached (0), or it failed/timed out (-errno, s->err says). */
-int txlat_sample_wait_ready(struct txlat_sample *s, double timeout_s);
-/* Wait until the tracer is attached (0), or it failed or timed out (-errno; s->err says). */
-int txlat_sample_wait_ready(struct txlat_sample *s, double timeout_s);
 void txlat_sample_finish(struct txlat_sample *s);
 /* Parse a txlat JSON report (exposed for unit tests). 0 or -EBADMSG. */
 int txlat_sample_parse(const char *json, struct txlat_sample *s);
