@@ -36,7 +36,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TXLAT_MAX_QUEUES *TXLAT_H_NKINDS);
+	__uint(max_entries, (TXLAT_MAX_QUEUES * TXLAT_H_NKINDS));
 	__type(key, __u32);
 	__type(value, struct txlat_hist);
 } hists SEC(".maps");
@@ -162,8 +162,10 @@ static __always_inline int on_free(struct sk_buff *skb, __u32 ctr)
 	return 0;
 }
 
-/* tcp_wfree before the free means the skb was orphaned (skb_orphan) after xmit. */
-static __always_inline int on_wfree(struct sk_buff *skb)
+/* A later event of a traced skb, timed from its xmit once per skb: it counts only when the skb
+ * carries every flag in need and not yet done. */
+static __always_inline int record_once(struct sk_buff *skb, __u32 need, __u32 done, __u32 ctr,
+				       __u32 kind)
 {
 	__u64 key = (__u64)skb;
 	struct txlat_qstats *st;
@@ -171,42 +173,32 @@ static __always_inline int on_wfree(struct sk_buff *skb)
 	__u32 q;
 
 	e = bpf_map_lookup_elem(&inflight, &key);
-	if (!e || !(e->flags & TXLAT_F_WFREE) || (e->flags & TXLAT_F_WFREE_DONE))
+	if (!e || (e->flags & need) != need || (e->flags & done))
 		return 0;
-	e->flags |= TXLAT_F_WFREE_DONE;
+	e->flags |= done;
 	q = e->queue;
 	if (q >= TXLAT_MAX_QUEUES)
 		return 0;
 	st = bpf_map_lookup_elem(&qstats, &q);
 	if (!st)
 		return 0;
-	st->c[TXLAT_C_WFREE_EARLY]++;
-	record(st, q, TXLAT_H_WFREE, bpf_ktime_get_ns() - e->ts);
+	st->c[ctr]++;
+	record(st, q, kind, bpf_ktime_get_ns() - e->ts);
 	return 0;
+}
+
+/* tcp_wfree before the free means the skb was orphaned (skb_orphan) after xmit. */
+static __always_inline int on_wfree(struct sk_buff *skb)
+{
+	return record_once(skb, TXLAT_F_WFREE, TXLAT_F_WFREE_DONE, TXLAT_C_WFREE_EARLY,
+			   TXLAT_H_WFREE);
 }
 
 /* veth and loopback hand the skb itself to the receiving stack: time its arrival there (the
  * peer's ip_rcv orphans it right after), since the receiver often frees it untraced. */
 static __always_inline int on_peer_rx(struct sk_buff *skb)
 {
-	__u64 key = (__u64)skb;
-	struct txlat_qstats *st;
-	struct txlat_skb *e;
-	__u32 q;
-
-	e = bpf_map_lookup_elem(&inflight, &key);
-	if (!e || (e->flags & TXLAT_F_PEER_DONE))
-		return 0;
-	e->flags |= TXLAT_F_PEER_DONE;
-	q = e->queue;
-	if (q >= TXLAT_MAX_QUEUES)
-		return 0;
-	st = bpf_map_lookup_elem(&qstats, &q);
-	if (!st)
-		return 0;
-	st->c[TXLAT_C_PEER]++;
-	record(st, q, TXLAT_H_PEER, bpf_ktime_get_ns() - e->ts);
-	return 0;
+	return record_once(skb, 0, TXLAT_F_PEER_DONE, TXLAT_C_PEER, TXLAT_H_PEER);
 }
 
 /* Backend "btf": BTF-typed tracepoints and fentry (kernel >= 5.5 with BTF). */
