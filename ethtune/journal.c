@@ -217,11 +217,12 @@ static bool owner_alive(const struct loaded *l)
 	return l->e.pid > 0 && proc_start(l->e.pid) == l->start;
 }
 
-static bool same_ns(const char *ns)
+/* Entries restored by one request: same namespace, device and object (sysctls one by one). */
+static bool same_group(const struct journal_entry *a, const struct journal_entry *b)
 {
-	char cur[64];
-
-	return !strcmp(ns, netns_current_name(cur, sizeof(cur)));
+	return !strcmp(a->netns, b->netns) && !strcmp(a->dev, b->dev) &&
+	       !strcmp(a->object, b->object) &&
+	       (strcmp(a->object, "sysctl") || !strcmp(a->key, b->key));
 }
 
 /* Apply one group (same netns, dev, object): the oldest value per key, in one request. */
@@ -233,8 +234,7 @@ static int restore_group(struct loaded *v, int n, int first, bool *sel, char *er
 
 	if (!strcmp(g->object, "sysctl")) {
 		for (i = 0; i < n; i++)
-			if (sel[i] && !strcmp(v[i].e.object, "sysctl") &&
-			    !strcmp(v[i].e.netns, g->netns) && !strcmp(v[i].e.key, g->key))
+			if (sel[i] && same_group(&v[i].e, g))
 				break;
 		ret = devset_sysctl_raw(v[i].e.key, v[i].e.old, err, errlen);
 		return ret;
@@ -245,8 +245,7 @@ static int restore_group(struct loaded *v, int n, int first, bool *sel, char *er
 		const struct journal_entry *e = &v[i].e;
 		bool seen = false;
 
-		if (!sel[i] || strcmp(e->netns, g->netns) || strcmp(e->dev, g->dev) ||
-		    strcmp(e->object, g->object))
+		if (!sel[i] || !same_group(e, g))
 			continue;
 		for (k = (strcmp(g->object, "link") ? 1 : 0); k < argc; k += 2)
 			if (!strcmp(args[k], e->key))
@@ -291,8 +290,9 @@ static int restore_group(struct loaded *v, int n, int first, bool *sel, char *er
 static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int *failed_missing)
 {
 	int i, j, bad = 0;
-	char err[512];
+	char err[512], cur[64];
 
+	netns_current_name(cur, sizeof(cur));
 	/* Newest groups first, so a later change is undone before the one it built on. */
 	for (i = n - 1; i >= 0; i--) {
 		bool group_done = false;
@@ -301,14 +301,11 @@ static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int 
 		if (!sel[i] || done[i])
 			continue;
 		for (j = 0; j < n; j++)
-			if (done[j] && !strcmp(v[j].e.netns, v[i].e.netns) &&
-			    !strcmp(v[j].e.dev, v[i].e.dev) &&
-			    !strcmp(v[j].e.object, v[i].e.object) &&
-			    (strcmp(v[i].e.object, "sysctl") || !strcmp(v[j].e.key, v[i].e.key)))
+			if (done[j] && same_group(&v[j].e, &v[i].e))
 				group_done = true;
 		if (group_done)
 			continue;
-		if (same_ns(v[i].e.netns)) {
+		if (!strcmp(v[i].e.netns, cur)) {
 			ret = restore_group(v, n, i, sel, err, sizeof(err));
 		} else {
 			pid_t pid = fork();
@@ -352,10 +349,7 @@ static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int 
 			continue;
 		}
 		for (j = 0; j < n; j++)
-			if (sel[j] && !strcmp(v[j].e.netns, v[i].e.netns) &&
-			    !strcmp(v[j].e.dev, v[i].e.dev) &&
-			    !strcmp(v[j].e.object, v[i].e.object) &&
-			    (strcmp(v[i].e.object, "sysctl") || !strcmp(v[j].e.key, v[i].e.key)))
+			if (sel[j] && same_group(&v[j].e, &v[i].e))
 				done[j] = true;
 	}
 	return bad;
