@@ -12,7 +12,7 @@
 
 static int nl_open_proto(struct nl_sock *ns, int proto)
 {
-	int one = 1;
+	int one = 1, e;
 
 	memset(ns, 0, sizeof(*ns));
 	ns->buf = malloc(NL_BUFSZ);
@@ -29,12 +29,10 @@ static int nl_open_proto(struct nl_sock *ns, int proto)
 	ns->portid = mnl_socket_get_portid(ns->sk);
 	ns->seq = (uint32_t)time(NULL);
 	return 0;
-err : {
-	int e = -errno;
-
+err:
+	e = -errno;
 	nl_close(ns);
 	return e ? e : -EIO;
-}
 }
 
 int nl_open_rtnl(struct nl_sock *ns)
