@@ -1,5 +1,6 @@
 /* ethtune txlat: per-skb xmit-to-free latency per TX queue and socket-orphan detection, by BPF. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -373,25 +374,24 @@ static void irq_find(struct txlat_run *r)
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
-		char cmd[600];
-		FILE *ls;
+		struct dirent *de;
+		DIR *d;
 
-		snprintf(cmd, sizeof(cmd), "ls /sys/class/net/%s/%s 2>/dev/null", r->dev, dirs[i]);
-		ls = popen(cmd, "r");
-		if (!ls)
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", r->dev, dirs[i]);
+		d = opendir(path);
+		if (!d)
 			continue;
-		while (fgets(line, sizeof(line), ls)) {
-			int n = atoi(line);
+		while ((de = readdir(d))) {
+			int n = atoi(de->d_name);
 
 			if (n > 0 && n < 4096)
 				msi[n] = true;
 		}
-		pclose(ls);
+		closedir(d);
 	}
 	f = fopen("/proc/interrupts", "r");
 	if (!f)
 		return;
-	snprintf(path, sizeof(path), "%s", r->dev);
 	while (fgets(line, sizeof(line), f) && r->nirq < TXLAT_MAX_IRQS) {
 		char *colon = strchr(line, ':'), *name;
 		int n;
