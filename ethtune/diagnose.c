@@ -1,4 +1,4 @@
-/* ethtune diagnose: one verdict on a device's TX completion, with evidence and a remedy. */
+/* ethtune diagnose: findings on a device's TX completion, judged by their cost to one flow. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <linux/if_link.h>
 #include <linux/ethtool_netlink.h>
 
 #include "commands.h"
 #include "devobj.h"
+#include "devset.h"
 #include "drvdb.h"
 #include "ethtune.h"
 #include "json_print.h"
@@ -19,73 +21,154 @@
 #include "sweep.h"
 #include "txlat_run.h"
 
-enum verdict { V_PROMPT, V_SOFTWARE, V_DELAYED, V_ORPHAN, V_STALL, V_LARGE_MTU };
+/*
+ * A finding is material when it costs one flow at least this share of what the device can
+ * carry (its line rate, or two flows where the line rate is unknown), with the whole
+ * confidence interval beyond it. It is a statement about impact, not about the size of a
+ * delay: a delay is judged by the model at this device's rate and this kernel's TSQ rules.
+ */
+#define MATERIAL 0.10
+/* Completions "far later than the setting allows": beyond this many times the setting plus
+ * the host's timer floor and the skb's serialization. */
+#define LATE_FACTOR 4.0
+#define MAX_ROUNDS  12
+#define MAX_EV	    6
+#define MAX_ACT	    4
 
-static const char *const verdict_names[] = {
-	[V_PROMPT] = "prompt-completion",   [V_SOFTWARE] = "software-device",
-	[V_DELAYED] = "delayed-completion", [V_ORPHAN] = "orphans-at-xmit",
-	[V_STALL] = "completion-stalls",    [V_LARGE_MTU] = "large-mtu-collapse",
+enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_CPU, F__N };
+
+static const char *const finding_names[] = {
+	[F_SOFTWARE] = "software-device",     [F_ORPHAN] = "orphans-at-xmit",
+	[F_STALL] = "completion-stalls",      [F_DELAYED] = "delayed-completion",
+	[F_LARGE_MTU] = "large-mtu-collapse", [F_CPU] = "cpu-bound",
 };
 
-/* Devices whose "completion" is the receiver consuming the skb, not hardware. */
-static bool software_kind(const char *kind, const char *driver)
-{
-	static const char *const sw[] = { "veth",   "tun",     "tap",	 "loopback",
-					  "bridge", "macvlan", "ipvlan", "vxlan",
-					  "dummy",  "geneve",  "netkit", NULL };
-	unsigned int i;
+#define H_PROMPT       F__N
+#define H_INCONCLUSIVE (F__N + 1)
 
-	for (i = 0; sw[i]; i++)
-		if (!strcmp(kind, sw[i]) || !strcmp(driver, sw[i]))
-			return true;
-	return false;
-}
+struct finding {
+	bool on;
+	double loss, loss_lo, loss_hi; /* share of one flow's attainable throughput; NaN n/a */
+	char ev[MAX_EV][256];
+	unsigned int nev;
+};
+
+struct action {
+	char cmd[200];
+	char effect[200];
+};
+
+/* Interleaved one-flow / two-flow rounds. */
+struct flows {
+	unsigned int n;
+	double one[MAX_ROUNDS], two[MAX_ROUNDS], wait_us[MAX_ROUNDS];
+	struct et_ci c1, c2;
+	double welch_p;	 /* one vs two flows */
+	double wait_med; /* median time a byte waits below TCP in one flow, us (NaN unmeasured) */
+	double proc_cpu; /* sending process, % of one CPU, mean */
+	double sys_cpu;	 /* whole host, %, mean */
+};
 
 struct diag {
 	char driver[32], kind[32];
-	int speed;	   /* Mb/s, -1 unknown */
-	double ser_us;	   /* serialization of an average skb at that speed */
-	double d_txlat_us; /* xmit-to-free median beyond serialization (NaN: no txlat) */
-	double floor_us;   /* median lateness of this host's timer wake-ups (NaN: unknown) */
+	int speed; /* Mb/s, -1 unknown */
 	uint32_t mtu, max_mtu, gso;
 	struct et_vals coal;
 	bool have_coal;
-	double one_flow, two_flows;
+	const struct drv_info *di;
+	const char *knob; /* the coalescing keyword that governs TX completion (drvdb) */
+	const struct drv_param *knob_dp;
+	double allowed_us; /* the longest completion delay the setting allows; NaN unknown */
+	uint64_t tsq_now;  /* tcp_limit_output_bytes now */
+	bool paced;	   /* the probes' flows are paced (bbr or fq) */
+	double floor_us;   /* timer wake-up lateness of this host (NaN unknown) */
+	double rtt_us;	   /* request/response round trip, p50 */
 	struct txlat_sample tl;
+	double ser_us;	      /* serialization of the traced skbs at the line rate */
+	double D, D_lo, D_hi; /* completion delay beyond serialization, us; NaN unknown */
+	const char *d_src;    /* where D came from */
+	double line_mbps;     /* goodput at the line rate (model), NaN unknown */
+	double ref_mbps;      /* what one flow is measured against */
+	const char *ref_what; /* "line rate" or "two flows" */
+	struct flows fl;
+	bool did_flows;
+	double loss, loss_lo, loss_hi; /* measured, one flow against ref */
+	struct model_in mi;
+	double mloss, mloss_lo, mloss_hi; /* the model's, at D, D_lo, D_hi */
+	bool did_tsq, did_mtu;
 	struct tsq_sweep tsq;
 	struct mtu_sweep mtus;
-	bool did_mtu;
-	enum verdict v;
-	const char *crosscheck; /* sweep D vs txlat D: "agree", "disagree", NULL not both */
-	char evidence[6][256];
-	unsigned int nev;
-	char remedy[3][256];
-	unsigned int nrem;
+	struct finding f[F__N];
+	int headline;
+	char why[400]; /* inconclusive: why, and what run would decide */
+	struct action act[MAX_ACT];
+	unsigned int nact;
 	double elapsed_s;
 };
 
-static void ev(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ev(struct diag *d, const char *fmt, ...)
+static void ev(struct diag *d, enum finding_kind k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ev(struct diag *d, enum finding_kind k, const char *fmt, ...)
 {
+	struct finding *f = &d->f[k];
 	va_list ap;
 
-	if (d->nev >= 6)
+	if (f->nev >= MAX_EV)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(d->evidence[d->nev++], sizeof(d->evidence[0]), fmt, ap);
+	vsnprintf(f->ev[f->nev++], sizeof(f->ev[0]), fmt, ap);
 	va_end(ap);
 }
 
-static void rem(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void rem(struct diag *d, const char *fmt, ...)
+static void finding(struct diag *d, enum finding_kind k, double loss, double lo, double hi)
+{
+	d->f[k].on = true;
+	d->f[k].loss = loss;
+	d->f[k].loss_lo = lo;
+	d->f[k].loss_hi = hi;
+}
+
+static void act(struct diag *d, const char *effect, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void act(struct diag *d, const char *effect, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (d->nrem >= 3)
+	if (d->nact >= MAX_ACT)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(d->remedy[d->nrem++], sizeof(d->remedy[0]), fmt, ap);
+	vsnprintf(d->act[d->nact].cmd, sizeof(d->act[0].cmd), fmt, ap);
 	va_end(ap);
+	snprintf(d->act[d->nact++].effect, sizeof(d->act[0].effect), "%s", effect);
+}
+
+static void inconclusive(struct diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void inconclusive(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->headline = H_INCONCLUSIVE;
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof(d->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Devices whose "completion" is the receiver consuming the skb: the driver knowledge says so,
+ * or the link kind is a software one. */
+static bool software_dev(const struct diag *d)
+{
+	static const char *const kinds[] = { "veth",   "tun",	  "tap",    "loopback",
+					     "bridge", "macvlan", "ipvlan", "vxlan",
+					     "dummy",  "geneve",  "netkit", NULL };
+	unsigned int i;
+
+	if (d->di && d->di->completion == DRV_COMPL_SOFTWARE)
+		return true;
+	for (i = 0; kinds[i]; i++)
+		if (!strcmp(d->kind, kinds[i]))
+			return true;
+	return false;
 }
 
 static int read_state(const char *dev, struct diag *d)
@@ -93,278 +176,681 @@ static int read_state(const char *dev, struct diag *d)
 	struct nl_sock eth;
 	struct et_link l;
 	struct et_drvinfo di;
+	char buf[32];
 	int ret;
 
 	ret = link_get_dev(dev, &l);
 	if (ret)
 		return ret;
-	snprintf(d->kind, sizeof(d->kind), "%s", l.kind);
+	snprintf(d->kind, sizeof(d->kind), "%s", !strcmp(dev, "lo") ? "loopback" : l.kind);
 	d->mtu = (uint32_t)l.v.v[IFLA_MTU];
 	d->max_mtu = (uint32_t)l.v.v[IFLA_MAX_MTU];
 	d->gso = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
+	d->paced = !strcmp(l.qdisc, "fq");
 	ret = nl_open_genl(&eth, "ethtool");
 	if (ret)
 		return ret;
 	drvinfo_get(&eth, dev, &di);
 	snprintf(d->driver, sizeof(d->driver), "%s", di.ok ? di.driver : "");
-	d->speed = di.speed;
+	d->speed = di.ok ? di.speed : -1;
 	d->have_coal = !obj_get(&eth, &et_coalesce, dev, &d->coal);
 	nl_close(&eth);
-	if (!strcmp(dev, "lo"))
-		snprintf(d->kind, sizeof(d->kind), "loopback");
+	d->di = drvdb_lookup(d->driver);
+	d->allowed_us = NAN;
+	if (d->have_coal)
+		d->knob = drvdb_tx_knob(d->driver, &d->coal, &d->knob_dp);
+	if (d->knob && (!d->knob_dp || (d->knob_dp->unit && !strcmp(d->knob_dp->unit, "us")))) {
+		const struct et_param *p = obj_param(&et_coalesce, d->knob);
+		double v = (double)d->coal.v[p->attr];
+
+		if (d->knob_dp && d->knob_dp->mode_below && v > 0 && v < d->knob_dp->mode_below)
+			v = d->knob_dp->dynamic_max_us;
+		d->allowed_us = v;
+	} else if (d->knob) {
+		d->allowed_us = 0; /* a frame count or mode switch: completion follows the IRQ */
+	}
+	d->tsq_now = 4194304;
+	if (!sysctl_get("net.ipv4.tcp_limit_output_bytes", buf, sizeof(buf)))
+		d->tsq_now = strtoull(buf, NULL, 10);
+	if (!sysctl_get("net.ipv4.tcp_congestion_control", buf, sizeof(buf)) && !strcmp(buf, "bbr"))
+		d->paced = true;
 	return 0;
 }
 
-/* The coalescing knob that sets this driver's TX completion delay. */
-static const char *tx_knob(const struct diag *d)
+static bool coal_on(const struct diag *d, unsigned int attr)
 {
-	const struct drv_info *di = drvdb_lookup(d->driver);
-	unsigned int i;
-
-	if (d->have_coal && vals_has(&d->coal, ETHTOOL_A_COALESCE_TX_USECS))
-		return "tx-usecs";
-	for (i = 0; di && i < di->n_params; i++)
-		if (obj_param(&et_coalesce, di->params[i].key))
-			return di->params[i].key;
-	return NULL;
+	return d->have_coal && vals_has(&d->coal, attr) && d->coal.v[attr];
 }
 
-static void remedy_from_db(struct diag *d, const char *word)
+/* The model of this device: line rate, TSQ limit and the rules of the running kernel, the
+ * MTU and skb size, the measured round trip, and how the device turns completions into an
+ * interrupt (CQE mode restarts its timer; next-xmit drivers reap on the next transmit). */
+static void model_setup(struct diag *d, double rate_mbps)
 {
-	const struct drv_info *di = drvdb_lookup(d->driver);
-	unsigned int i;
+	struct model_in *in = &d->mi;
+	struct utsname u;
 
-	for (i = 0; di && i < di->n_paths; i++)
-		if (strcasestr(di->paths[i].what, word)) {
-			rem(d, "%s (%s)", di->paths[i].remedy, di->paths[i].source);
-			return;
+	model_defaults(in);
+	in->rate_bps = rate_mbps * 1e6;
+	in->tsq = d->tsq_now;
+	if (!uname(&u))
+		model_set_kernel(in, u.release, d->paced);
+	in->mtu = d->mtu >= 576 ? d->mtu : 1500;
+	in->gso_size = d->gso >= in->mtu && d->gso <= 65536 ? d->gso : 65536;
+	in->rtt_us = d->rtt_us > 0 ? d->rtt_us : -1;
+	in->timer = MODEL_TIMER_FIRST;
+	if (coal_on(d, ETHTOOL_A_COALESCE_USE_CQE_MODE_TX))
+		in->timer = MODEL_TIMER_RESTART;
+	if (d->di && d->di->completion == DRV_COMPL_NEXT_XMIT)
+		in->timer = MODEL_TIMER_NEXT_XMIT;
+}
+
+/* Share of one flow's attainable goodput the model says a completion delay of us costs. */
+static double model_loss(const struct model_in *base, double us, double rate_bps, uint64_t tsq)
+{
+	struct model_in in = *base;
+	struct model_out mo;
+
+	if (isnan(us))
+		return NAN;
+	if (rate_bps > 0)
+		in.rate_bps = rate_bps;
+	if (tsq && in.tsq < (1ULL << 40))
+		in.tsq = tsq;
+	in.tx_usecs = us;
+	if (model_predict(&in, &mo))
+		return NAN;
+	return fmax(0, 1 - mo.frac);
+}
+
+static double goodput_mbps(const struct model_in *base, double rate_mbps)
+{
+	struct model_in in = *base;
+	struct model_out mo;
+
+	in.rate_bps = rate_mbps * 1e6;
+	return model_derive(&in, &mo) ? rate_mbps * 0.94 : mo.goodput_max_bps / 1e6;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	return cmp_double(a, b);
+}
+
+/* One and two flows in interleaved rounds (ABBA order, so drift hits both alike) until both
+ * means are known to within width (relative half-width of the 95% interval) or the budget is
+ * spent; at least 3 rounds. */
+static int measure_flows(const struct sweep_opts *o, struct diag *d, double width, double budget_s,
+			 char *err, size_t errlen)
+{
+	struct flows *fl = &d->fl;
+	struct probe_result *r = calloc(1, sizeof(*r));
+	double t0 = et_now_s(), w[MAX_ROUNDS];
+	unsigned int i, nw = 0;
+	int ret = 0;
+
+	if (!r)
+		return -ENOMEM;
+	memset(fl, 0, sizeof(*fl));
+	while (fl->n < MAX_ROUNDS) {
+		unsigned int k;
+		char what[64];
+
+		for (k = 0; k < 2 && !ret; k++) {
+			unsigned int flows = (fl->n % 2 == 0) == (k == 0) ? 1 : 2;
+
+			snprintf(what, sizeof(what), "round %u: %u flow%s", fl->n + 1, flows,
+				 flows > 1 ? "s" : "");
+			sweep_progress(o, 2 + fl->n, 2 + MAX_ROUNDS, what);
+			ret = sweep_probe(o, flows, PROBE_STREAM, 0, r, err, errlen);
+			if (ret)
+				break;
+			if (flows == 2) {
+				fl->two[fl->n] = r->mbps;
+				continue;
+			}
+			fl->one[fl->n] = r->mbps;
+			fl->wait_us[fl->n] = r->sender_ti.wmem_samples && r->mbps > 0
+						     ? r->sender_ti.wmem_alloc * 8 / r->mbps
+						     : NAN;
+			fl->proc_cpu += r->local.proc_cpu;
+			fl->sys_cpu += r->local.cpu_util;
 		}
+		if (ret)
+			break;
+		fl->n++;
+		if (fl->n < 3)
+			continue;
+		stats_mean_ci(fl->one, fl->n, 95, &fl->c1);
+		stats_mean_ci(fl->two, fl->n, 95, &fl->c2);
+		if (fl->c1.half <= width * fl->c1.mean && fl->c2.half <= width * fl->c2.mean)
+			break;
+		if (et_now_s() - t0 > budget_s)
+			break;
+	}
+	sweep_progress_done(o);
+	free(r);
+	if (ret)
+		return ret;
+	stats_mean_ci(fl->one, fl->n, 95, &fl->c1);
+	stats_mean_ci(fl->two, fl->n, 95, &fl->c2);
+	fl->welch_p = stats_welch_p(fl->one, fl->n, fl->two, fl->n);
+	fl->proc_cpu /= fl->n;
+	fl->sys_cpu /= fl->n;
+	for (i = 0; i < fl->n; i++)
+		if (!isnan(fl->wait_us[i]))
+			w[nw++] = fl->wait_us[i];
+	fl->wait_med = NAN;
+	if (nw) {
+		qsort(w, nw, sizeof(w[0]), cmp_dbl);
+		fl->wait_med = nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2;
+	}
+	return 0;
 }
 
-/* Completion delay beyond serialization, as txlat measured it (the direct measurement). */
-static void txlat_delay(struct diag *d)
+/* D from txlat: the median xmit-to-free under request/response (one skb in flight, so no ring
+ * queueing) less the skb's serialization, with the median's order-statistic interval. */
+static void delay_from_txlat(struct diag *d)
 {
 	double avg = d->tl.xmit ? (double)d->tl.bytes / (double)d->tl.xmit : 0;
 
+	d->D = d->D_lo = d->D_hi = NAN;
 	d->ser_us = d->speed > 0 && avg > 0 ? avg * 8 / d->speed : 0;
-	d->d_txlat_us = d->tl.ok && !isnan(d->tl.p50_us) ? fmax(0, d->tl.p50_us - d->ser_us) : NAN;
+	if (!d->tl.ok || isnan(d->tl.p50_us))
+		return;
+	d->D = fmax(0, d->tl.p50_us - d->ser_us);
+	d->D_lo = isnan(d->tl.p50_lo_us) ? d->D : fmax(0, d->tl.p50_lo_us - d->ser_us);
+	d->D_hi = isnan(d->tl.p50_hi_us) ? d->D : fmax(0, d->tl.p50_hi_us - d->ser_us);
+	d->d_src = "txlat, median xmit-to-free under request/response";
 }
 
-/* 100 us sits between the coalescing that keeps one flow at line rate (16 us on mlx4 since
- * ecfd2ce1a9d5) and the one that capped it at 4 Gbit/s (128 us). */
-#define DELAYED_US 100.0
-
-/* The sweep measures the delay TSQ waits for (residence below TCP) under bulk load; txlat
- * times one skb under request/response. Say whether the two agree; the fitted D only where it
- * is all there is, with why its plateau may not be the line rate. */
-static void crosscheck(struct diag *d, double R_mbps)
+static void delay_from_sweep(struct diag *d)
 {
-	const struct tsq_sweep *s = &d->tsq;
-	double line = s->line_mbps > 0 ? s->line_mbps * s->rho : 0;
-
-	if (s->n_res && !isnan(d->d_txlat_us)) {
-		bool agree = fabs(s->d_res_us - d->d_txlat_us) <= fmax(0.25 * d->d_txlat_us, 100);
-
-		d->crosscheck = agree ? "agree" : "disagree";
-		ev(d,
-		   "cross-check: under bulk load a byte waits %.0f us beyond serialization for its "
-		   "free [%.0f, %.0f] (sweep, sk_wmem_alloc / throughput); txlat %.0f us: %s",
-		   s->d_res_us, s->d_res_lo_us, s->d_res_hi_us, d->d_txlat_us,
-		   agree ? "they agree" : "they disagree");
+	if (!isnan(d->D) || !d->did_tsq || !d->tsq.n_res)
 		return;
-	}
-	if (!s->fit_ok || isnan(d->d_txlat_us) || s->n_res)
-		return;
-	d->crosscheck =
-		d->d_txlat_us >= s->fit.D_lo * 1e6 * 0.8 && d->d_txlat_us <= s->fit.D_hi * 1e6 * 1.2
-			? "agree"
-			: "disagree";
-	if (!strcmp(d->crosscheck, "agree"))
-		return;
-	if (line > 0 && R_mbps < 0.8 * line)
-		ev(d,
-		   "cross-check: the sweep's plateau %.0f Mbit/s is below the line rate %.0f: "
-		   "the kernel's own TSQ floor max(2*truesize, pacing_rate>>10) caps the window "
-		   "above the sysctl, so its fitted D %.0f us is not the completion delay",
-		   R_mbps, line, s->fit.D * 1e6);
-	else
-		ev(d,
-		   "cross-check: the sweep's fitted D %.0f us [%.0f, %.0f] disagrees with "
-		   "txlat's %.0f us; txlat's is used",
-		   s->fit.D * 1e6, s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, d->d_txlat_us);
+	d->D = d->tsq.d_res_us;
+	d->D_lo = d->tsq.d_res_lo_us;
+	d->D_hi = d->tsq.d_res_hi_us;
+	d->d_src = "TSQ sweep, time a byte waits below TCP where TSQ throttles (quartiles)";
 }
 
+/* The measured loss of one flow against what the device can carry. */
+static void measured_loss(struct diag *d)
+{
+	const struct flows *fl = &d->fl;
+
+	d->ref_mbps = fl->c2.mean;
+	d->ref_what = "two flows (line rate unknown)";
+	if (!isnan(d->line_mbps)) {
+		d->ref_mbps = fmax(d->line_mbps, fl->c2.mean);
+		d->ref_what = d->ref_mbps > d->line_mbps ? "two flows (above the line rate)"
+							 : "line rate";
+	}
+	d->loss = 1 - fl->c1.mean / d->ref_mbps;
+	d->loss_lo = 1 - fl->c1.hi / d->ref_mbps;
+	d->loss_hi = 1 - fl->c1.lo / d->ref_mbps;
+	/* Against two flows the reference is itself uncertain: a loss needs Welch's test too. */
+	if (!strncmp(d->ref_what, "two", 3) && fl->welch_p >= 0.05)
+		d->loss_lo = fmin(d->loss_lo, 0);
+}
+
+static void remedies_delayed(const char *dev, struct diag *d)
+{
+	char eff[200];
+	double us, rest;
+
+	if (d->mi.timer == MODEL_TIMER_RESTART) {
+		struct model_in in = d->mi;
+
+		in.timer = MODEL_TIMER_FIRST;
+		snprintf(eff, sizeof(eff),
+			 "the timer no longer restarts on every completion: the model predicts one "
+			 "flow loses %.0f%% instead of %.0f%%",
+			 100 * model_loss(&in, d->D, 0, 0), 100 * d->mloss);
+		act(d, eff, "ethtune set %s coalesce cqe-mode-tx off", dev);
+	}
+	if (d->knob && !isnan(d->allowed_us) && d->knob_dp && d->knob_dp->unit &&
+	    !strcmp(d->knob_dp->unit, "us")) {
+		rest = fmax(0, d->D - d->allowed_us); /* the part of D the knob does not set */
+		us = model_max_tx_usecs(&d->mi, 1 - MATERIAL / 2);
+		if (us >= rest) {
+			snprintf(eff, sizeof(eff),
+				 "completion delay ~%.0f us: the model predicts one flow loses "
+				 "%.0f%% "
+				 "instead of %.0f%%",
+				 floor(us), 100 * model_loss(&d->mi, floor(us), 0, 0),
+				 100 * d->mloss);
+			act(d, eff, "ethtune set %s coalesce %s %.0f", dev, d->knob,
+			    floor(us - rest));
+		}
+	}
+	if (d->mi.tsq < (1ULL << 40)) {
+		uint64_t l = model_min_tsq(&d->mi, 1 - MATERIAL / 2);
+
+		if (l > d->tsq_now) {
+			struct model_in in = d->mi;
+
+			in.tsq = l;
+			in.tx_usecs = d->D;
+			snprintf(eff, sizeof(eff),
+				 "the model predicts one flow loses %.0f%% instead of %.0f%% (this "
+				 "kernel applies the limit to this flow)",
+				 100 * model_loss(&in, d->D, 0, l), 100 * d->mloss);
+			act(d, eff, "sysctl -w net.ipv4.tcp_limit_output_bytes=%llu",
+			    (unsigned long long)l);
+		}
+	}
+}
+
+/* A driver private flag that is on and whose knowledge entry mentions word. */
+static const char *priv_flag_on(const char *dev, const struct diag *d, const char *word)
+{
+	static char name[48];
+	struct et_bitset pf;
+	struct nl_sock ns;
+	unsigned int i, j;
+	int ret;
+
+	if (!d->di || nl_open_genl(&ns, "ethtool"))
+		return NULL;
+	ret = privflags_get(&ns, dev, &pf);
+	nl_close(&ns);
+	if (ret)
+		return NULL;
+	for (i = 0; i < d->di->n_params; i++) {
+		const struct drv_param *p = &d->di->params[i];
+
+		if (strncmp(p->key, "priv-flag:", 10) || !strcasestr(p->role, word))
+			continue;
+		for (j = 0; j < pf.n; j++)
+			if (!strcmp(pf.bit[j].name, p->key + 10) && pf.bit[j].active) {
+				snprintf(name, sizeof(name), "%s", pf.bit[j].name);
+				return name;
+			}
+	}
+	return NULL;
+}
+
+/* A 0|1 TX completion mode switch (virtio_net's tx-frames: napi_tx) set to 0. */
+static bool mode_switch_off(const struct diag *d)
+{
+	const struct et_param *p;
+
+	if (!d->knob || !d->knob_dp || !d->knob_dp->gran || strcmp(d->knob_dp->gran, "0|1"))
+		return false;
+	p = obj_param(&et_coalesce, d->knob);
+	return p && !d->coal.v[p->attr];
+}
+
+static void decide_orphan(const char *dev, struct diag *d)
+{
+	const struct txlat_sample *t = &d->tl;
+	uint64_t orph = t->orphan_before_xmit + t->orphaned_after_xmit;
+	double lo, hi;
+	const char *flag;
+
+	if (!t->ok || t->tcp_skbs < 100)
+		return;
+	stats_wilson(orph, t->tcp_skbs, &lo, &hi);
+	if (lo <= 0.5)
+		return;
+	finding(d, F_ORPHAN, NAN, NAN, NAN);
+	ev(d, F_ORPHAN,
+	   "%.0f%% [%.0f, %.0f] of %llu TCP skbs were not owned by their socket when freed "
+	   "(txlat; Wilson 95%% interval)",
+	   100 * t->orphan_frac, 100 * lo, 100 * hi, (unsigned long long)t->tcp_skbs);
+	ev(d, F_ORPHAN,
+	   "TSQ and BQL cannot see this device's queue: one flow is not throttled by "
+	   "completions, and the queue it builds is invisible to the stack");
+	flag = priv_flag_on(dev, d, "orphan");
+	if (flag)
+		act(d, "skbs stay owned until completion: TSQ and BQL see the queue again",
+		    "ethtune set %s priv-flag %s off", dev, flag);
+	if (mode_switch_off(d))
+		act(d, "TX completion interrupts (napi_tx): skbs stay owned until completion",
+		    "ethtune set %s coalesce %s 1 --allow-link-down", dev, d->knob);
+}
+
+/* Decide among the findings that cost throughput; the headline explains most of the loss. */
 static void decide(const char *dev, struct diag *d)
 {
-	const struct tsq_sweep *s = &d->tsq;
-	double R = s->fit_ok ? s->fit.R / 1e6 : fmax(d->one_flow, 0);
-	double D_fit = s->fit_ok ? s->fit.D * 1e6 : NAN;
-	double D_us = !isnan(d->d_txlat_us) ? d->d_txlat_us : s->n_res ? s->d_res_us : D_fit;
-	double coal_us = d->have_coal && vals_has(&d->coal, ETHTOOL_A_COALESCE_TX_USECS)
-				 ? (double)d->coal.v[ETHTOOL_A_COALESCE_TX_USECS]
-				 : 0;
-	bool sw = software_kind(d->kind, d->driver);
+	double late_at = NAN, best = -1;
+	bool late, explained;
+	int k;
 
-	/* A software device's "completion" is its receiver: nothing below applies to it. */
-	if (sw) {
-		d->v = V_SOFTWARE;
-		ev(d,
+	d->headline = H_PROMPT;
+	if (software_dev(d)) {
+		finding(d, F_SOFTWARE, NAN, NAN, NAN);
+		ev(d, F_SOFTWARE,
 		   "%s is a software device (%s): its \"completion\" is the receiver consuming the "
-		   "skb",
+		   "skb, not hardware; nothing here is a driver's TX completion",
 		   dev, d->kind[0] ? d->kind : d->driver);
 		if (d->tl.ok && d->tl.tcp_skbs)
-			ev(d, "%.0f%% of TCP skbs left their socket before the free (txlat: %s)",
+			ev(d, F_SOFTWARE,
+			   "%.0f%% of TCP skbs left their socket before the free (%s)",
 			   100 * d->tl.orphan_frac, d->tl.free_is[0] ? d->tl.free_is : "receiver");
-		if (s->fit_ok)
-			ev(d, "fit: R %.0f Mbit/s, D %.1f us; cap at the 4 MiB default %.0f Mbit/s",
-			   R, D_fit, s->cap_default_mbps);
+		d->headline = F_SOFTWARE;
 		return;
 	}
-	if (d->tl.ok && d->tl.tcp_skbs > 100 && d->tl.orphan_frac > 0.5) {
-		d->v = V_ORPHAN;
-		ev(d, "%.0f%% of %llu TCP skbs were not owned by their socket when freed (txlat)",
-		   100 * d->tl.orphan_frac, (unsigned long long)d->tl.tcp_skbs);
-		ev(d,
-		   "TSQ and BQL cannot see this device's queue: single flows are not throttled by "
-		   "completions, and bufferbloat moves into the driver");
-		remedy_from_db(d, "orphan");
-		if (!d->nrem)
-			rem(d, "make the driver keep skbs owned until completion (napi_tx / a TX "
-			       "completion interrupt)");
+	decide_orphan(dev, d);
+	if (d->f[F_ORPHAN].on) {
+		d->headline = F_ORPHAN;
 		return;
 	}
-	if (d->did_mtu && d->mtus.collapse) {
-		d->v = V_LARGE_MTU;
-		ev(d,
-		   "one flow collapses from mtu %u while two flows recover (HiperSockets "
-		   "pattern)",
-		   d->mtus.collapse_mtu);
-		rem(d, "use an MTU below %u, or make completions independent of the next transmit",
-		    d->mtus.collapse_mtu);
-		remedy_from_db(d, "next");
+	if (isnan(d->D)) {
+		inconclusive(d,
+			     "no completion delay was measured (%s); run as root with BPF, or "
+			     "add --tsq-sweep to measure it from the socket's queued bytes",
+			     d->tl.err[0] ? d->tl.err : "txlat off");
 		return;
 	}
-	/* Completions far later than the coalescing timer allows: they wait for something else
-	 * (the next transmit, a long rescan timer). */
-	if (!isnan(d->d_txlat_us) && d->d_txlat_us >= 2000 &&
-	    d->d_txlat_us > 3 * (coal_us + DELAYED_US)) {
-		d->v = V_STALL;
-		ev(d,
-		   "completion delay %.0f us (txlat p50 %.0f us, p90 %.0f us) with tx-usecs %.0f: "
-		   "completions wait for something else",
-		   d->d_txlat_us, d->tl.p50_us, d->tl.p90_us, coal_us);
-		ev(d, "one flow %.1f Mbit/s, two flows %.1f Mbit/s", d->one_flow, d->two_flows);
-		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
-		       "completion interrupt or shorten the timer");
-		remedy_from_db(d, "next");
+	if (!d->did_flows) {
+		inconclusive(d, "throughput was not measured");
 		return;
 	}
-	if (!d->tl.ok && d->two_flows > 2 * d->one_flow &&
-	    d->one_flow < 0.5 * fmax(R, d->two_flows)) {
-		d->v = V_STALL;
-		ev(d,
-		   "one flow %.1f Mbit/s, two flows %.1f Mbit/s: a second flow's transmits free "
-		   "the first flow's skbs",
-		   d->one_flow, d->two_flows);
-		rem(d, "completion happens only on the next transmit or a long timer: enable a TX "
-		       "completion interrupt or shorten the timer");
-		remedy_from_db(d, "next");
-		return;
+	if (!isnan(d->allowed_us)) {
+		late_at = LATE_FACTOR *
+			  (d->allowed_us + (isnan(d->floor_us) ? 0 : d->floor_us) + d->ser_us);
 	}
-	/* The part of a measured delay this host's own timers/interrupts add to any completion
-	 * (an emulated guest's: ~80 us) is not the driver's coalescing. */
-	if (!isnan(d->d_txlat_us) && !isnan(d->floor_us)) {
-		D_us = fmax(0, D_us - d->floor_us);
-		if (d->floor_us >= 10)
-			ev(d,
-			   "this host's timer wake-ups are late by %.0f us (median), part of every "
-			   "measured completion delay; %.0f us remain",
-			   d->floor_us, D_us);
-	}
-	if (!isnan(D_us) && D_us >= DELAYED_US) {
-		struct model_in in;
-		struct model_out mo;
-		const char *knob = tx_knob(d);
-		double us;
+	late = !isnan(late_at) && d->D_lo > late_at;
+	explained = d->mloss_hi >= 0.5 * d->loss;
 
-		d->v = V_DELAYED;
-		if (!isnan(d->d_txlat_us))
-			ev(d,
-			   "completion delay D %.0f us beyond %.0f us of serialization (txlat p50 "
-			   "%.0f us, p99 %.0f us)",
-			   d->d_txlat_us, d->ser_us, d->tl.p50_us, d->tl.p99_us);
-		if (s->fit_ok)
-			ev(d,
-			   "TSQ sweep fit: D %.0f us [%.0f, %.0f], plateau %.0f Mbit/s, knee %.0f "
-			   "KiB",
-			   D_fit, s->fit.D_lo * 1e6, s->fit.D_hi * 1e6, R, s->fit.knee / 1024);
-		crosscheck(d, R);
-		model_defaults(&in);
-		in.rate_bps = d->speed > 0 ? d->speed * 1e6 : s->fit.R;
-		in.tsq = s->tsq_before ? s->tsq_before : 4194304;
-		in.mtu = d->mtu >= 576 ? d->mtu : 1500;
-		in.gso_size = d->gso >= in.mtu && d->gso <= 65536 ? d->gso : 65536;
-		in.tx_usecs = D_us;
-		if (!model_predict(&in, &mo))
-			ev(d,
-			   "model: one flow capped at %.0f Mbit/s at tcp_limit_output_bytes %llu",
-			   mo.tput_bps / 1e6, (unsigned long long)in.tsq);
-		us = model_max_tx_usecs(&in, 0.95);
-		if (knob && us >= 0)
-			rem(d,
-			    "ethtune set %s coalesce %s %.0f (largest delay that keeps 95%% of "
-			    "line "
-			    "rate at the current TSQ limit, by the model)",
-			    dev, knob, floor(us));
-		if (s->fit_ok)
-			rem(d, "or raise net.ipv4.tcp_limit_output_bytes to at least %.0f",
-			    ceil(s->fit.knee));
+	if (d->did_mtu && d->mtus.collapse) {
+		const struct mtu_point *p0 = &d->mtus.p[0], *pc = &d->mtus.p[d->mtus.collapse_i];
+		double l = 1 - pc->c1.mean / p0->c1.mean;
+
+		finding(d, F_LARGE_MTU, l, 1 - pc->c1.hi / p0->c1.lo, 1 - pc->c1.lo / p0->c1.hi);
+		ev(d, F_LARGE_MTU,
+		   "one flow at mtu %u: %.0f Mbit/s [%.0f, %.0f], at mtu %u %.0f [%.0f, %.0f], two "
+		   "flows at mtu %u %.0f [%.0f, %.0f] (95%% intervals apart)",
+		   pc->mtu, pc->c1.mean, pc->c1.lo, pc->c1.hi, p0->mtu, p0->c1.mean, p0->c1.lo,
+		   p0->c1.hi, pc->mtu, pc->c2.mean, pc->c2.lo, pc->c2.hi);
+		act(d, "one flow as at the small MTU (measured)", "ethtune set %s mtu %u", dev,
+		    d->mtus.p[d->mtus.collapse_i - 1].mtu);
+	}
+	if (d->loss_lo >= MATERIAL) {
+		if (late) {
+			finding(d, F_STALL, d->loss, d->loss_lo, d->loss_hi);
+			ev(d, F_STALL,
+			   "completions come %.0f us [%.0f, %.0f] after xmit, more than %.0fx what "
+			   "%s %.0f allows (with the host's %.0f us timer floor)",
+			   d->D, d->D_lo, d->D_hi, LATE_FACTOR, d->knob ? d->knob : "the setting",
+			   d->allowed_us, isnan(d->floor_us) ? 0 : d->floor_us);
+			ev(d, F_STALL,
+			   "one flow %.0f Mbit/s [%.0f, %.0f], two flows %.0f [%.0f, %.0f] (Welch "
+			   "p %.3f): completions wait for something else (the next transmit, a "
+			   "rescan timer)",
+			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->fl.c2.mean, d->fl.c2.lo,
+			   d->fl.c2.hi, d->fl.welch_p);
+		} else if (explained) {
+			finding(d, F_DELAYED, d->loss, d->loss_lo, d->loss_hi);
+			ev(d, F_DELAYED,
+			   "completion delay D %.0f us [%.0f, %.0f]: the model predicts one flow "
+			   "loses %.0f%% [%.0f, %.0f] at %.0f Mbit/s and tcp_limit_output_bytes "
+			   "%llu",
+			   d->D, d->D_lo, d->D_hi, 100 * d->mloss, 100 * d->mloss_lo,
+			   100 * d->mloss_hi, d->mi.rate_bps / 1e6, (unsigned long long)d->tsq_now);
+			ev(d, F_DELAYED,
+			   "measured: one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f",
+			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps);
+			if (d->mi.timer == MODEL_TIMER_RESTART)
+				ev(d, F_DELAYED,
+				   "cqe-mode-tx is on: the completion timer restarts with every "
+				   "completion, so a busy ring waits for its quiet end");
+		} else if (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) {
+			finding(d, F_CPU, d->loss, d->loss_lo, d->loss_hi);
+			ev(d, F_CPU,
+			   "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f with the sender's "
+			   "CPU "
+			   "busy (process %.0f%% of a CPU, host %.0f%%); completion delay %.0f us "
+			   "explains only %.0f%% of the loss (model)",
+			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
+			   d->fl.proc_cpu, d->fl.sys_cpu, d->D, 100 * d->mloss_hi);
+		}
+	}
+	for (k = 0; k < F__N; k++)
+		if (d->f[k].on && !isnan(d->f[k].loss) && d->f[k].loss > best) {
+			best = d->f[k].loss;
+			d->headline = k;
+		}
+	if (d->headline == F_DELAYED)
+		remedies_delayed(dev, d);
+	if (d->headline == F_STALL) {
+		const char *flag = priv_flag_on(dev, d, "next xmit");
+
+		if (flag)
+			act(d, "completions from the interrupt again",
+			    "ethtune set %s priv-flag %s off", dev, flag);
+		remedies_delayed(dev, d);
+	}
+	if (d->headline != H_PROMPT)
+		return;
+	/* Nothing material found: say prompt only where the data show it. */
+	if (d->loss_lo >= MATERIAL) {
+		inconclusive(
+			d,
+			"one flow loses %.0f%% [%.0f, %.0f] against %s, but the completion "
+			"delay %.0f us explains at most %.0f%% (model) and the sender's CPU is "
+			"not saturated (%.0f%%): look at the receiver, the qdisc or the path",
+			100 * d->loss, 100 * d->loss_lo, 100 * d->loss_hi, d->ref_what, d->D,
+			100 * d->mloss_hi, d->fl.proc_cpu);
 		return;
 	}
-	d->v = V_PROMPT;
-	if (!isnan(d->d_txlat_us))
-		ev(d, "completion delay %.0f us beyond serialization (txlat p50 %.0f us)",
-		   d->d_txlat_us, d->tl.p50_us);
-	if (s->fit_ok)
-		ev(d,
-		   "TSQ sweep fit: D %.1f us; one flow reaches %.0f%% of the plateau at the "
-		   "current limit",
-		   D_fit, R > 0 ? 100 * s->cap_current_mbps / R : 0);
-	crosscheck(d, R);
+	if (d->loss_hi >= MATERIAL && d->mloss_hi >= MATERIAL) {
+		inconclusive(d,
+			     "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f: the interval is "
+			     "too wide after %u rounds to tell whether the %.0f us completion "
+			     "delay costs the %.0f%% the model predicts; a longer --budget or "
+			     "--duration would decide",
+			     d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
+			     d->fl.n, d->D, 100 * d->mloss);
+		return;
+	}
+	if (d->mloss_lo >= MATERIAL) {
+		/* The model says the delay costs, the measurement says it does not: the delay
+		 * under bulk load must be shorter than one skb alone sees. */
+		double wb = d->fl.wait_med;
+		double lb = model_loss(&d->mi, wb, 0, 0);
+
+		if (!isnan(lb) && lb < MATERIAL)
+			return; /* prompt; the evidence says why */
+		inconclusive(
+			d,
+			"the model predicts the %.0f us completion delay costs one flow %.0f%%, "
+			"but one flow measured %.0f Mbit/s [%.0f, %.0f] against %s %.0f; a "
+			"TSQ sweep (--tsq-sweep) would measure the delay under bulk load",
+			d->D, 100 * d->mloss_lo, d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi,
+			d->ref_what, d->ref_mbps);
+	}
 }
 
-static void print_diag(const char *dev, const struct diag *d)
+static void print_pct(const char *key, const char *fmt, double v)
+{
+	if (isnan(v))
+		print_na(key, " %s");
+	else
+		print_float(PRINT_ANY, key, fmt, 100 * v);
+}
+
+static void print_findings(const struct diag *d)
 {
 	unsigned int i;
+	int k;
 
-	print_string(PRINT_ANY, "verdict", "\nverdict: %s\n", verdict_names[d->v]);
-	if (!isnan(d->d_txlat_us))
-		print_float(PRINT_ANY, "D-txlat-us", "  D (txlat, beyond serialization) %.0f us\n",
-			    d->d_txlat_us);
-	if (d->tsq.fit_ok)
-		print_float(PRINT_ANY, "D-fit-us", "  D (TSQ sweep fit) %.0f us\n",
-			    d->tsq.fit.D * 1e6);
-	print_float(PRINT_ANY, "serialization-us", "  serialization of an average skb %.0f us\n",
+	open_json_array(PRINT_JSON, "findings");
+	for (k = 0; k < F__N; k++) {
+		const struct finding *f = &d->f[k];
+		/* the headline's evidence is printed under it already */
+		enum output_type t = k == d->headline ? PRINT_JSON : PRINT_ANY;
+
+		if (!f->on)
+			continue;
+		open_json_object(NULL);
+		print_string(t, "name", "other finding: %s", finding_names[k]);
+		if (!isnan(f->loss)) {
+			print_float(t, "loss-pct", ", one flow loses %.0f%%", 100 * f->loss);
+			print_float(t, "loss-lo-pct", " [%.0f,", 100 * f->loss_lo);
+			print_float(t, "loss-hi-pct", " %.0f]", 100 * f->loss_hi);
+		}
+		if (t == PRINT_ANY)
+			print_text("\n");
+		open_json_array(PRINT_JSON, "evidence");
+		for (i = 0; i < f->nev; i++) {
+			if (t == PRINT_ANY)
+				print_text("  ");
+			print_string(t, NULL, "%s\n", f->ev[i]);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/* What the measured D would cost one flow at the common TSQ limits and line rates. */
+static void print_cost(const struct diag *d)
+{
+	static const uint64_t tsq[] = { 131072, 1048576, 4194304 };
+	static const double gbps[] = { 1, 10, 25, 100 };
+	unsigned int i, j;
+
+	if (isnan(d->D))
+		return;
+	print_text("what D %.0f us costs one flow (model, this kernel's TSQ rules, %s timer):\n",
+		   d->D, model_timer_name(d->mi.timer));
+	print_text("  %10s %9s %9s %9s\n", "line rate", "128 KiB", "1 MiB", "4 MiB");
+	open_json_array(PRINT_JSON, "cost");
+	for (i = 0; i < sizeof(gbps) / sizeof(gbps[0]); i++) {
+		print_text("  %5.0f Gb/s", gbps[i]);
+		for (j = 0; j < sizeof(tsq) / sizeof(tsq[0]); j++) {
+			double l = model_loss(&d->mi, d->D, gbps[i] * 1e9, tsq[j]);
+
+			open_json_object(NULL);
+			print_float(PRINT_JSON, "rate-gbps", NULL, gbps[i]);
+			print_uint(PRINT_JSON, "tsq", NULL, tsq[j]);
+			print_pct("loss-pct", "  %6.0f%% ", l);
+			close_json_object();
+		}
+		print_text("\n");
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (d->mi.tsq >= (1ULL << 40))
+		print_text("  (this kernel ignores tcp_limit_output_bytes for paced flows: the "
+			   "columns are the same)\n");
+}
+
+static void print_diag(const struct diag *d)
+{
+	const char *h = d->headline == H_PROMPT		? "prompt-completion"
+			: d->headline == H_INCONCLUSIVE ? "inconclusive"
+							: finding_names[d->headline];
+	unsigned int i;
+
+	print_string(PRINT_ANY, "verdict", "\nheadline: %s", h);
+	if (d->headline < F__N && !isnan(d->f[d->headline].loss))
+		print_text(": one flow loses %.0f%% [%.0f, %.0f] of %s",
+			   100 * d->f[d->headline].loss, 100 * d->f[d->headline].loss_lo,
+			   100 * d->f[d->headline].loss_hi, d->ref_what);
+	print_text("\n");
+	if (d->headline < F__N) {
+		for (i = 0; i < d->f[d->headline].nev; i++)
+			print_text("  %s\n", d->f[d->headline].ev[i]);
+	} else if (d->headline == H_INCONCLUSIVE) {
+		print_string(PRINT_ANY, "inconclusive-reason", "  %s\n", d->why);
+	} else if (!isnan(d->D)) {
+		print_text(
+			"  completion delay %.0f us costs one flow %.0f%% at %.0f Mbit/s (model); "
+			"measured one flow %.0f Mbit/s against %s %.0f\n",
+			d->D, 100 * d->mloss, d->mi.rate_bps / 1e6, d->fl.c1.mean, d->ref_what,
+			d->ref_mbps);
+	}
+	open_json_array(PRINT_JSON, "actions");
+	for (i = 0; i < d->nact; i++) {
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "command", "  action: %s\n", d->act[i].cmd);
+		print_string(PRINT_ANY, "predicted", "          %s\n", d->act[i].effect);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_findings(d);
+
+	print_text("\n");
+	if (isnan(d->D)) {
+		print_na("D-us", "completion delay D %s\n");
+	} else {
+		print_float(PRINT_ANY, "D-us", "completion delay D %.0f us", d->D);
+		print_float(PRINT_ANY, "D-lo-us", " [%.0f,", d->D_lo);
+		print_float(PRINT_ANY, "D-hi-us", " %.0f]", d->D_hi);
+		print_string(PRINT_ANY, "D-source", " (%s)\n", d->d_src);
+		if (d->tl.ok)
+			print_float(PRINT_JSON, "D-txlat-us", NULL, d->D);
+	}
+	print_float(PRINT_ANY, "serialization-us", "  serialization of the traced skbs %.1f us\n",
 		    d->ser_us);
-	if (d->crosscheck)
-		print_string(PRINT_ANY, "D-crosscheck", "  D from the sweep and from txlat: %s\n",
-			     d->crosscheck);
+	if (!isnan(d->allowed_us))
+		print_float(PRINT_ANY, "allowed-us", "  the device's setting allows %.0f us",
+			    d->allowed_us);
+	if (d->knob) {
+		print_string(PRINT_ANY, "knob", " (%s, from the driver knowledge)\n", d->knob);
+	}
 	if (!isnan(d->floor_us))
 		print_float(PRINT_ANY, "timer-floor-us",
 			    "  timer wake-up floor of this host %.0f us\n", d->floor_us);
-	open_json_array(PRINT_JSON, "evidence");
-	for (i = 0; i < d->nev; i++) {
-		print_text("  evidence: ");
-		print_string(PRINT_ANY, NULL, "%s\n", d->evidence[i]);
+	if (d->did_flows) {
+		const struct flows *fl = &d->fl;
+
+		open_json_object("probe");
+		print_float(PRINT_ANY, "one-flow-mbps", "one flow %.1f Mbit/s", fl->c1.mean);
+		print_float(PRINT_ANY, "one-flow-lo-mbps", " [%.1f,", fl->c1.lo);
+		print_float(PRINT_ANY, "one-flow-hi-mbps", " %.1f]", fl->c1.hi);
+		print_float(PRINT_ANY, "two-flows-mbps", ", two flows %.1f", fl->c2.mean);
+		print_float(PRINT_ANY, "two-flows-lo-mbps", " [%.1f,", fl->c2.lo);
+		print_float(PRINT_ANY, "two-flows-hi-mbps", " %.1f]", fl->c2.hi);
+		print_uint(PRINT_ANY, "rounds", " (95%% t intervals, %u interleaved rounds;",
+			   fl->n);
+		print_float(PRINT_ANY, "welch-p", " Welch p %.3f)\n", fl->welch_p);
+		if (!isnan(d->line_mbps))
+			print_float(PRINT_ANY, "line-goodput-mbps",
+				    "  goodput at the line rate %.0f Mbit/s\n", d->line_mbps);
+		if (!isnan(fl->wait_med))
+			print_float(
+				PRINT_ANY, "bulk-wait-us",
+				"  under one bulk flow a byte waits %.0f us below TCP (median)\n",
+				fl->wait_med);
+		print_float(PRINT_ANY, "sender-cpu-pct", "  sender CPU %.0f%% of one CPU",
+			    fl->proc_cpu);
+		print_float(PRINT_ANY, "host-cpu-pct", ", host %.0f%%\n", fl->sys_cpu);
+		close_json_object();
+		print_pct("measured-loss-pct", "measured: one flow loses %.0f%%", d->loss);
+		print_pct("measured-loss-lo-pct", " [%.0f,", d->loss_lo);
+		print_pct("measured-loss-hi-pct", " %.0f]", d->loss_hi);
+		print_string(PRINT_ANY, "reference", " against %s\n", d->ref_what);
+		print_pct("model-loss-pct", "model: D costs one flow %.0f%%", d->mloss);
+		print_pct("model-loss-lo-pct", " [%.0f,", d->mloss_lo);
+		print_pct("model-loss-hi-pct", " %.0f] here\n", d->mloss_hi);
 	}
-	close_json_array(PRINT_JSON, NULL);
-	open_json_array(PRINT_JSON, "remedy");
-	for (i = 0; i < d->nrem; i++) {
-		print_text("  remedy: ");
-		print_string(PRINT_ANY, NULL, "%s\n", d->remedy[i]);
+	open_json_object("txlat");
+	if (d->tl.ok) {
+		print_float(PRINT_ANY, "p50-us", "txlat: xmit-to-free p50 %.1f us", d->tl.p50_us);
+		print_float(PRINT_ANY, "p99-us", ", p99 %.1f us", d->tl.p99_us);
+		print_float(PRINT_ANY, "orphan-fraction", ", orphaned %.2f", d->tl.orphan_frac);
+		print_string(PRINT_ANY, "free-is", " (%s)\n", d->tl.free_is);
+	} else {
+		print_string(PRINT_ANY, "error", "txlat: n/a - %s\n",
+			     d->tl.err[0] ? d->tl.err : "disabled");
 	}
-	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+	print_cost(d);
+	if (d->did_tsq)
+		sweep_tsq_print(&d->tsq);
+	if (d->did_mtu)
+		sweep_mtu_print(&d->mtus);
 	print_float(PRINT_ANY, "elapsed-s", "diagnose took %.1f s\n", d->elapsed_s);
+}
+
+static void usage_line(void)
+{
+	et_err("usage: ethtune diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] "
+	       "[--duration S] [--budget S] [--tsq-sweep] [--mtu-sweep] [--no-txlat] [--svg FILE]");
 }
 
 int cmd_diagnose(int argc, char **argv)
@@ -372,7 +858,8 @@ int cmd_diagnose(int argc, char **argv)
 	struct sweep_opts o;
 	struct diag *d;
 	struct probe_result *r;
-	bool mtu_sweep = false, no_txlat = false;
+	bool mtu_sweep = false, no_txlat = false, tsq_sweep = false;
+	double budget = 40;
 	char err[512];
 	double t0 = et_now_s();
 	int i, used, ret;
@@ -391,14 +878,29 @@ int cmd_diagnose(int argc, char **argv)
 		if (ret)
 			continue;
 		used = 1;
-		if (!strcmp(argv[i], "--mtu-sweep"))
+		if (!strcmp(argv[i], "--mtu-sweep")) {
 			mtu_sweep = true;
-		else if (!strcmp(argv[i], "--no-txlat"))
+		} else if (!strcmp(argv[i], "--tsq-sweep")) {
+			tsq_sweep = true;
+		} else if (!strcmp(argv[i], "--no-txlat")) {
 			no_txlat = true;
-		else if (argv[i][0] != '-' && !o.dev)
+		} else if (!strcmp(argv[i], "--budget")) {
+			char *end;
+
+			budget = i + 1 < argc ? strtod(argv[i + 1], &end) : -1;
+			if (i + 1 >= argc || *end || budget < 1 || budget > 3600) {
+				et_err("diagnose: --budget needs seconds (1-3600)");
+				return EXIT_USAGE;
+			}
+			used = 2;
+		} else if (!strcmp(argv[i], "--help")) {
+			usage_line();
+			return EXIT_OK;
+		} else if (argv[i][0] != '-' && !o.dev) {
 			o.dev = argv[i];
-		else {
+		} else {
 			et_err("diagnose: unknown option '%s'", argv[i]);
+			usage_line();
 			return EXIT_USAGE;
 		}
 	}
@@ -423,15 +925,13 @@ int cmd_diagnose(int argc, char **argv)
 	print_string(PRINT_ANY, "kind", "%s", d->kind[0] ? ", " : "");
 	print_text("%s", d->kind);
 	print_string(PRINT_ANY, "peer", ") via %s\n", o.peer);
-	if (d->have_coal)
-		obj_show(&et_coalesce, &d->coal);
 
 	d->floor_us = NAN; /* stays unknown if the measurement fails */
 	timer_floor_us(200, &d->floor_us);
 
 	/* 1. Tracing under request/response load: one small skb in flight at a time, so the ring
 	 * never queues and xmit-to-free is the completion delay itself; also shows orphaning. */
-	sweep_progress(&o, 1, 4, "request/response under txlat");
+	sweep_progress(&o, 1, 2 + MAX_ROUNDS, "request/response under txlat");
 	if (!no_txlat)
 		txlat_sample_start(o.dev, o.duration_s + o.warmup_s + 0.5, &d->tl);
 	ret = sweep_probe(&o, 1, PROBE_RR, 1, r, err, sizeof(err));
@@ -439,55 +939,49 @@ int cmd_diagnose(int argc, char **argv)
 		txlat_sample_finish(&d->tl);
 	if (ret)
 		goto fail;
-	sweep_progress(&o, 2, 4, "one flow");
-	ret = sweep_probe(&o, 1, PROBE_STREAM, 0, r, err, sizeof(err));
-	if (ret)
-		goto fail;
-	d->one_flow = r->mbps;
-	sweep_progress(&o, 3, 4, "two flows");
-	ret = sweep_probe(&o, 2, PROBE_STREAM, 0, r, err, sizeof(err));
-	if (ret)
-		goto fail;
-	d->two_flows = r->mbps;
-	open_json_object("probe");
-	print_float(PRINT_ANY, "one-flow-mbps", "one flow %.1f Mbit/s", d->one_flow);
-	print_float(PRINT_ANY, "two-flows-mbps", ", two flows %.1f Mbit/s\n", d->two_flows);
-	close_json_object();
-	open_json_object("txlat");
-	if (d->tl.ok) {
-		print_float(PRINT_ANY, "p50-us", "txlat: xmit-to-free p50 %.1f us", d->tl.p50_us);
-		print_float(PRINT_ANY, "p99-us", ", p99 %.1f us", d->tl.p99_us);
-		print_float(PRINT_ANY, "orphan-fraction", ", orphaned %.2f", d->tl.orphan_frac);
-		print_string(PRINT_ANY, "free-is", " (%s)\n", d->tl.free_is);
-	} else {
-		print_text("txlat: n/a%s%s\n", d->tl.err[0] ? " - " : "",
-			   no_txlat ? "disabled" : d->tl.err);
+	d->rtt_us = r->have_lat ? r->lat_p50 : -1;
+	delay_from_txlat(d);
+
+	/* 2. One and two flows, interleaved, until their intervals are narrow. A software
+	 * device has no completion to judge: its finding needs no throughput. */
+	if (!software_dev(d)) {
+		ret = measure_flows(&o, d, 0.05, budget, err, sizeof(err));
+		if (ret)
+			goto fail;
+		d->did_flows = true;
 	}
-	close_json_object();
 
-	/* 2. TSQ sweep and model fit. */
-	ret = sweep_tsq(&o, &d->tsq, err, sizeof(err));
-	if (ret)
-		goto fail;
-	sweep_tsq_print(&d->tsq);
-
-	/* 3. MTU sweep where large MTUs exist and the peer's MTU can follow. */
-	/* Large MTUs are worth a sweep when asked, or when the device runs one now or a second
-	 * flow does much better than one (the HiperSockets signature). */
-	if (mtu_sweep || (d->max_mtu > 9000 && o.peer_dev &&
-			  (d->mtu > 9000 || d->two_flows > 1.5 * d->one_flow))) {
+	/* 3. Optional sweeps; the TSQ sweep also measures D where txlat cannot. */
+	if (tsq_sweep || o.svg || (isnan(d->D) && !software_dev(d))) {
+		ret = sweep_tsq(&o, &d->tsq, err, sizeof(err));
+		if (ret)
+			goto fail;
+		d->did_tsq = true;
+		delay_from_sweep(d);
+	}
+	if (mtu_sweep) {
 		if (!o.peer_dev)
 			et_warn("diagnose: --mtu-sweep without --peer-dev: the peer keeps its MTU");
 		ret = sweep_mtu(&o, &d->mtus, err, sizeof(err));
 		if (ret)
 			goto fail;
 		d->did_mtu = true;
-		sweep_mtu_print(&d->mtus);
+	}
+
+	/* 4. Judge: the model at this device's rate (or, unknown, what two flows carry). */
+	if (d->did_flows) {
+		model_setup(d, d->speed > 0 ? d->speed : fmax(d->fl.c2.mean, d->fl.c1.mean) / 0.94);
+		d->line_mbps = d->speed > 0 ? goodput_mbps(&d->mi, d->speed) : NAN;
+		measured_loss(d);
+		d->mloss = model_loss(&d->mi, d->D, 0, 0);
+		d->mloss_lo = model_loss(&d->mi, d->D_lo, 0, 0);
+		d->mloss_hi = model_loss(&d->mi, d->D_hi, 0, 0);
+	} else {
+		model_setup(d, d->speed > 0 ? d->speed : 10000);
 	}
 	d->elapsed_s = et_now_s() - t0;
-	txlat_delay(d);
 	decide(o.dev, d);
-	print_diag(o.dev, d);
+	print_diag(d);
 	if (o.svg) {
 		struct svg_hist h = { .n = d->tl.nhist };
 

@@ -1,6 +1,9 @@
 /* Per-driver TX-completion knowledge compiled in; each fact names its source (file or commit). */
 #include <string.h>
 
+#include <linux/ethtool_netlink.h>
+
+#include "devobj.h"
 #include "drvdb.h"
 #include "json_print.h"
 
@@ -14,7 +17,7 @@ static const struct drv_param e1000e_params[] = {
 	  "interrupt throttle (ITR) of the shared/TX vector too: the TX completion delay", "us",
 	  "0 off, 1 dynamic, 3 dynamic conservative, 4 simplified, 10-10000 fixed (256 ns regs)",
 	  "3 (dynamic conservative; module param InterruptThrottleRate)",
-	  "drivers/net/ethernet/intel/e1000e/ethtool.c e1000_set_coalesce, param.c" },
+	  "drivers/net/ethernet/intel/e1000e/ethtool.c e1000_set_coalesce, param.c", 10, 250 },
 	{ "tx-usecs",
 	  "not supported (supported_coalesce_params = RX_USECS only): TX follows rx-usecs", NULL,
 	  NULL, NULL, "drivers/net/ethernet/intel/e1000e/ethtool.c" },
@@ -416,4 +419,29 @@ void drvdb_show(const char *driver)
 	close_json_array(PRINT_JSON, NULL);
 	show_opt_str("profile", "  profile: %s\n", d->profile);
 	close_json_object();
+}
+
+/* The driver knowledge names the knob first (virtio_net reports tx-usecs it cannot set without
+ * NOTF_COAL; e1000e's TX follows rx-usecs); then tx-usecs, then rx-usecs for drivers that clean
+ * TX in the RX interrupt. */
+const char *drvdb_tx_knob(const char *driver, const struct et_vals *cur,
+			  const struct drv_param **dp)
+{
+	const struct drv_info *di = drvdb_lookup(driver);
+	unsigned int i;
+
+	*dp = NULL;
+	for (i = 0; di && i < di->n_params; i++) {
+		const struct et_param *p = obj_param(&et_coalesce, di->params[i].key);
+
+		if (p && p->type == ET_U32 && vals_has(cur, p->attr) && di->params[i].unit) {
+			*dp = &di->params[i];
+			return p->key;
+		}
+	}
+	if (vals_has(cur, ETHTOOL_A_COALESCE_TX_USECS))
+		return "tx-usecs";
+	if (vals_has(cur, ETHTOOL_A_COALESCE_RX_USECS))
+		return "rx-usecs";
+	return NULL;
 }

@@ -101,6 +101,62 @@ double probe_ci_half(const double *v, unsigned int n, double level, double *mean
 	return probe_t_quantile(0.5 + level / 200.0, n - 1) * sqrt(ss / (n - 1)) / sqrt(n);
 }
 
+void stats_mean_ci(const double *v, unsigned int n, double level, struct et_ci *c)
+{
+	c->n = n;
+	c->half = probe_ci_half(v, n, level, &c->mean);
+	c->lo = c->mean - c->half;
+	c->hi = c->mean + c->half;
+}
+
+static void mean_var(const double *v, unsigned int n, double *m, double *var)
+{
+	unsigned int i;
+
+	*m = 0;
+	*var = 0;
+	for (i = 0; i < n; i++)
+		*m += v[i];
+	*m /= n;
+	for (i = 0; i < n; i++)
+		*var += (v[i] - *m) * (v[i] - *m);
+	*var /= n - 1;
+}
+
+double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned int nb)
+{
+	double ma, va, mb, vb, sa, sb, t, df;
+
+	if (na < 2 || nb < 2)
+		return 1;
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	sa = va / na;
+	sb = vb / nb;
+	if (sa + sb <= 0)
+		return ma == mb ? 1 : 0;
+	t = fabs(ma - mb) / sqrt(sa + sb);
+	df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+	return 2 * (1 - t_cdf(t, df < 1 ? 1 : (unsigned int)df));
+}
+
+void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
+{
+	const double z = 1.959964;
+	double p, c, h;
+
+	if (!n) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	p = (double)k / (double)n;
+	c = (p + z * z / (2.0 * n)) / (1 + z * z / n);
+	h = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / (1 + z * z / n);
+	*lo = fmax(0, c - h);
+	*hi = fmin(1, c + h);
+}
+
 void hist_add(struct probe_hist *h, uint64_t v)
 {
 	if (!h->n || v < h->min)

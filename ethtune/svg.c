@@ -62,6 +62,16 @@ static void plot_tsq(FILE *f, const struct tsq_sweep *s, double x0, double y0, d
 		"<text x='%.0f' y='%.0f' font-size='12' transform='rotate(-90 %.0f %.0f)' "
 		"text-anchor='middle'>Mbit/s (one flow)</text>\n",
 		x0 - 50, y0 + h / 2, x0 - 50, y0 + h / 2);
+	/* the measured points, joined (sorted by limit) */
+	fprintf(f, "<polyline fill='none' stroke='#36c' stroke-width='1' points='");
+	for (i = 0; i < s->n; i++)
+		fprintf(f, "%.1f,%.1f ", xpos((double)s->p[i].limit, lmin, lmax, x0, w),
+			y0 + h - h * s->p[i].mbps / ymax);
+	fprintf(f, "'/>\n");
+	if (!s->fit_ok)
+		fprintf(f,
+			"<text x='%.0f' y='%.0f' font-size='12' fill='#c33'>no model: %s</text>\n",
+			x0 + 10, y0 + 16, s->fit_reason);
 	if (s->fit_ok) {
 		fprintf(f, "<polyline fill='none' stroke='#c33' stroke-width='2' points='");
 		for (k = 0; k <= 200; k++) {

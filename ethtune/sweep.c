@@ -228,6 +228,32 @@ static void dev_wire(const char *dev, struct tsq_sweep *s)
 	}
 }
 
+/* What the kernel makes of each sysctl value: min(max(2 * truesize, pacing_rate >> 10), sysctl)
+ * for the flows it applies to (pacing rate taken as the line rate), the sysctl not at all for
+ * paced flows before 6.16. */
+static void tsq_effective(const char *dev, struct tsq_sweep *s)
+{
+	struct model_in in;
+	struct model_out mo;
+	struct et_link l;
+	unsigned int i;
+
+	model_defaults(&in);
+	in.rate_bps = s->line_mbps > 0 ? s->line_mbps * 1e6 : 10e9;
+	if (!link_get_dev(dev, &l) && l.v.v[IFLA_MTU] >= 576)
+		in.mtu = (uint32_t)l.v.v[IFLA_MTU];
+	for (i = 0; i < s->n; i++) {
+		in.tsq = s->p[i].limit;
+		if (model_derive(&in, &mo))
+			continue;
+		/* below one skb the one-skb exception keeps one skb moving whatever the sysctl */
+		s->p[i].below_floor = s->p[i].limit < mo.skb_truesize;
+		s->p[i].eff_limit = !s->sysctl_effective  ? UINT64_MAX
+				    : s->p[i].below_floor ? mo.skb_truesize
+							  : mo.limit;
+	}
+}
+
 static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, uint64_t l, unsigned int i,
 		       unsigned int n, char *err, size_t errlen)
 {
@@ -306,7 +332,22 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 		L[i] = (double)s->p[i].limit;
 		X[i] = s->p[i].mbps * 1e6;
 	}
-	if (s->n >= 3 && !model_fit(L, X, s->n, s->rho, 200, 0.95, 1, &s->fit)) {
+	tsq_effective(o->dev, s);
+	/* A fit is a model only if it describes the points: its rmse within a tenth of the
+	 * plateau, and the interval of D above zero. */
+	if (s->n < 3) {
+		snprintf(s->fit_reason, sizeof(s->fit_reason), "fewer than 3 points");
+	} else if (model_fit(L, X, s->n, s->rho, 200, 0.95, 1, &s->fit)) {
+		snprintf(s->fit_reason, sizeof(s->fit_reason), "the fit did not converge");
+	} else if (s->fit.rmse > 0.1 * s->fit.R) {
+		snprintf(s->fit_reason, sizeof(s->fit_reason),
+			 "rmse %.0f Mbit/s is more than a tenth of the plateau %.0f Mbit/s",
+			 s->fit.rmse / 1e6, s->fit.R / 1e6);
+	} else if (s->fit.D_lo <= 0) {
+		snprintf(s->fit_reason, sizeof(s->fit_reason),
+			 "the interval of D reaches zero [%.0f, %.0f] us", s->fit.D_lo * 1e6,
+			 s->fit.D_hi * 1e6);
+	} else {
 		s->fit_ok = true;
 		s->cap_current_mbps =
 			model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
@@ -327,12 +368,17 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 	print_string(PRINT_ANY, "cc-reason", " (%s)\n", s->cc_reason);
 	print_uint(PRINT_ANY, "tsq-before", "tcp_limit_output_bytes before: %llu (restored)\n",
 		   s->tsq_before);
-	print_text("  %12s %12s %8s %10s %10s\n", "limit", "Mbit/s", "retrans", "in-host",
-		   "waits-us");
+	print_text("  %12s %12s %12s %8s %10s %10s\n", "limit", "effective", "Mbit/s", "retrans",
+		   "in-host", "waits-us");
 	open_json_array(PRINT_JSON, "points");
 	for (i = 0; i < s->n; i++) {
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "limit", "  %12llu", s->p[i].limit);
+		if (s->p[i].eff_limit == UINT64_MAX || !s->p[i].eff_limit)
+			print_na("effective-limit", " %12s");
+		else
+			print_uint(PRINT_ANY, "effective-limit", " %12llu", s->p[i].eff_limit);
+		print_bool(PRINT_JSON, "below-floor", NULL, s->p[i].below_floor);
 		print_float(PRINT_ANY, "mbps", " %12.1f", s->p[i].mbps);
 		print_uint(PRINT_ANY, "retrans", " %8llu", s->p[i].retrans);
 		if (isnan(s->p[i].wmem)) {
@@ -366,8 +412,16 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 			    s->cap_default_mbps);
 		close_json_object();
 	} else {
-		print_text("model: not enough points to fit\n");
+		print_string(PRINT_ANY, "fit-failed", "model: no fit (%s)\n", s->fit_reason);
 	}
+	for (i = s->n; i-- > 0;)
+		if (s->p[i].below_floor) {
+			print_text("at %llu bytes and below the sysctl is under the kernel's floor "
+				   "(one "
+				   "skb's truesize: the one-skb exception sends it anyway)\n",
+				   (unsigned long long)s->p[i].limit);
+			break;
+		}
 	open_json_object("residence");
 	if (s->n_res) {
 		print_text(
@@ -454,7 +508,7 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 	static const uint32_t cand[] = { 1500, 4000, 9000, 16000, 32000, 65535 };
 	uint32_t mtus[16], max, cur = 0;
 	unsigned int n = 0, i;
-	double t0 = et_now_s(), base;
+	double t0 = et_now_s();
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -472,6 +526,8 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 	for (i = 0; i < n && !ret; i++) {
 		struct probe_result *r = calloc(1, sizeof(*r));
 		char v[16], what[64], *args[] = { "mtu", v };
+		double one[MTU_REPS], two[MTU_REPS];
+		unsigned int k;
 
 		if (!r) {
 			ret = -ENOMEM;
@@ -483,14 +539,22 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 		ret = set_both(o, 2, args, err, errlen);
 		if (!ret)
 			wait_link_up(o->dev);
-		if (!ret)
+		/* one and two flows interleaved, so drift hits both alike */
+		for (k = 0; k < MTU_REPS && !ret; k++) {
 			ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
+			one[k] = r->mbps;
+			if (!ret)
+				ret = sweep_probe(o, 2, PROBE_STREAM, 0, r, err, errlen);
+			two[k] = r->mbps;
+		}
 		if (!ret) {
-			s->p[s->n].mtu = mtus[i];
-			s->p[s->n].mbps1 = r->mbps;
-			ret = sweep_probe(o, 2, PROBE_STREAM, 0, r, err, errlen);
-			s->p[s->n].mbps2 = r->mbps;
-			s->n++;
+			struct mtu_point *p = &s->p[s->n++];
+
+			p->mtu = mtus[i];
+			stats_mean_ci(one, MTU_REPS, 95, &p->c1);
+			stats_mean_ci(two, MTU_REPS, 95, &p->c2);
+			p->mbps1 = p->c1.mean;
+			p->mbps2 = p->c2.mean;
 		}
 		free(r);
 	}
@@ -498,13 +562,13 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 	journal_temp_end();
 	if (ret)
 		return ret;
-	/* The HiperSockets pattern: one flow collapses at a large MTU, two flows recover. */
-	base = s->n ? s->p[0].mbps1 : 0;
 	for (i = 1; i < s->n; i++) {
-		if (s->p[i].mtu > 9000 && s->p[i].mbps1 < 0.5 * base &&
-		    s->p[i].mbps2 > 2 * s->p[i].mbps1) {
+		const struct mtu_point *p = &s->p[i];
+
+		if (p->mtu > 9000 && p->c1.hi < 0.5 * s->p[0].c1.lo && p->c1.hi < p->c2.lo) {
 			s->collapse = true;
-			s->collapse_mtu = s->p[i].mtu;
+			s->collapse_mtu = p->mtu;
+			s->collapse_i = i;
 			break;
 		}
 	}
@@ -517,14 +581,17 @@ void sweep_mtu_print(const struct mtu_sweep *s)
 	unsigned int i;
 
 	open_json_object("mtu-sweep");
-	print_text("MTU sweep (one flow, two flows):\n  %6s %12s %12s\n", "mtu", "1 flow",
-		   "2 flows");
+	print_text("MTU sweep (one flow, two flows; mean +- 95%% t half-width of %d interleaved "
+		   "runs):\n  %6s %12s %9s %12s\n",
+		   MTU_REPS, "mtu", "1 flow", "", "2 flows");
 	open_json_array(PRINT_JSON, "points");
 	for (i = 0; i < s->n; i++) {
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "mtu", "  %6llu", s->p[i].mtu);
 		print_float(PRINT_ANY, "mbps-1flow", " %12.1f", s->p[i].mbps1);
-		print_float(PRINT_ANY, "mbps-2flows", " %12.1f\n", s->p[i].mbps2);
+		print_float(PRINT_ANY, "mbps-1flow-half", " +-%-7.1f", s->p[i].c1.half);
+		print_float(PRINT_ANY, "mbps-2flows", " %12.1f", s->p[i].mbps2);
+		print_float(PRINT_ANY, "mbps-2flows-half", " +-%-7.1f\n", s->p[i].c2.half);
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);

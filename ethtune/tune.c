@@ -145,30 +145,6 @@ static int write_profile(const char *path, const char *name, const char *driver,
 	return fclose(f) ? -errno : 0;
 }
 
-/* The knob that governs TX completion: the driver knowledge names it first (virtio_net reports
- * tx-usecs it cannot set without NOTF_COAL; e1000e's TX follows rx-usecs). */
-static const char *default_knob(const char *driver, struct et_vals *cur,
-				const struct drv_param **dp)
-{
-	const struct drv_info *di = drvdb_lookup(driver);
-	unsigned int i;
-
-	*dp = NULL;
-	for (i = 0; di && i < di->n_params; i++) {
-		const struct et_param *p = obj_param(&et_coalesce, di->params[i].key);
-
-		if (p && p->type == ET_U32 && vals_has(cur, p->attr) && di->params[i].unit) {
-			*dp = &di->params[i];
-			return p->key;
-		}
-	}
-	if (vals_has(cur, ETHTOOL_A_COALESCE_TX_USECS))
-		return "tx-usecs";
-	if (vals_has(cur, ETHTOOL_A_COALESCE_RX_USECS))
-		return "rx-usecs"; /* drivers that clean TX in the RX interrupt */
-	return NULL;
-}
-
 int cmd_tune(int argc, char **argv)
 {
 	static const uint32_t dflt[] = { 0, 16, 32, 64, 128, 256, 512, 1024, 2000 };
@@ -242,7 +218,7 @@ int cmd_tune(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (!spec.nparams) {
-		spec.param[0] = default_knob(di.ok ? di.driver : "", &cur, &dp);
+		spec.param[0] = drvdb_tx_knob(di.ok ? di.driver : "", &cur, &dp);
 		if (!spec.param[0]) {
 			et_err("tune: %s reports no coalescing delay to tune; give --param", o.dev);
 			return EXIT_FAIL;

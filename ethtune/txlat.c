@@ -177,6 +177,34 @@ uint64_t txlat_hist_quantile(const struct txlat_hist *h, double p)
 	return txlat_bucket_lo(TXLAT_NBUCKETS - 1);
 }
 
+/* Distribution-free 95% interval of the median from order statistics: the samples of ranks
+ * n/2 -+ 0.98 sqrt(n) (binomial, normal approximation), as bucket bounds; 0 when empty. */
+void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+	uint64_t n = txlat_hist_count(h), cum = 0, rlo, rhi;
+	double half;
+	unsigned int i;
+
+	*lo_ns = *hi_ns = 0;
+	if (!n)
+		return;
+	half = 0.98 * sqrt((double)n);
+	rlo = n / 2.0 - half < 1 ? 1 : (uint64_t)floor(n / 2.0 - half);
+	rhi = n / 2.0 + half + 1 > n ? n : (uint64_t)ceil(n / 2.0 + half + 1);
+	for (i = 0; i < TXLAT_NBUCKETS; i++) {
+		uint64_t before = cum;
+
+		cum += h->slot[i];
+		if (before < rlo && cum >= rlo)
+			*lo_ns = txlat_bucket_lo(i);
+		if (before < rhi && cum >= rhi) {
+			*hi_ns = txlat_bucket_lo(i) + txlat_bucket_width(i);
+			return;
+		}
+	}
+	*hi_ns = txlat_bucket_lo(TXLAT_NBUCKETS - 1);
+}
+
 /* Capabilities the BPF programs need: CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON. */
 static bool have_bpf_caps(void)
 {
@@ -608,7 +636,7 @@ static void print_us(const char *key, const char *fmt, uint64_t ns)
 
 static void print_quantiles(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns)
 {
-	uint64_t n = txlat_hist_count(h);
+	uint64_t n = txlat_hist_count(h), lo, hi;
 
 	if (!n) {
 		print_na("mean_us", " mean %s");
@@ -621,6 +649,9 @@ static void print_quantiles(const struct txlat_hist *h, uint64_t max_ns, uint64_
 	print_us("mean_us", " mean %.1f us", sum_ns / n);
 	/* A bucket's middle may lie above the largest sample in it. */
 	print_us("p50_us", " p50 %.1f us", MIN(txlat_hist_quantile(h, 0.50), max_ns));
+	txlat_hist_median_ci(h, &lo, &hi);
+	print_us("p50_lo_us", " [%.1f,", lo);
+	print_us("p50_hi_us", " %.1f]", MIN(hi, max_ns));
 	print_us("p90_us", " p90 %.1f us", MIN(txlat_hist_quantile(h, 0.90), max_ns));
 	print_us("p99_us", " p99 %.1f us", MIN(txlat_hist_quantile(h, 0.99), max_ns));
 	print_us("max_us", " max %.1f us", max_ns);

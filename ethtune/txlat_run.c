@@ -51,6 +51,8 @@ int txlat_sample_parse(const char *text, struct txlat_sample *s)
 		return -EBADMSG;
 	}
 	s->p50_us = num(all, "p50_us");
+	s->p50_lo_us = num(all, "p50_lo_us");
+	s->p50_hi_us = num(all, "p50_hi_us");
 	s->p90_us = num(all, "p90_us");
 	s->p99_us = num(all, "p99_us");
 	s->max_us = num(all, "max_us");

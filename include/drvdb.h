@@ -21,6 +21,9 @@ struct drv_param {
 	const char *gran;   /* granularity / range as text, NULL unknown */
 	const char *dflt;   /* default as text, NULL unknown */
 	const char *source; /* kernel file or commit */
+	/* Values below mode_below select a dynamic mode, whose longest interval is
+	 * dynamic_max_us (e1000e rx-usecs 1-4: ITR down to 4000/s). 0: no such modes. */
+	unsigned int mode_below, dynamic_max_us;
 };
 
 struct drv_pathology {
@@ -50,6 +53,11 @@ unsigned int drvdb_count(void);
 const struct drv_info *drvdb_at(unsigned int i);
 const struct drv_param *drvdb_param(const struct drv_info *d, const char *key);
 const char *drvdb_completion_name(enum drv_completion c);
+struct et_vals;
+/* The coalescing keyword that governs this driver's TX completion, of those cur reports (the
+ * same choice for diagnose and tune); *dp its knowledge entry or NULL. NULL when none. */
+const char *drvdb_tx_knob(const char *driver, const struct et_vals *cur,
+			  const struct drv_param **dp);
 /* Print the entry for driver under the current JSON object ("driver-knowledge"); prints
  * n/a when unknown. For `ethtune show`. */
 void drvdb_show(const char *driver);

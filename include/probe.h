@@ -161,6 +161,17 @@ struct json_t *proto_msg(enum proto_type t);
 double probe_t_quantile(double p, unsigned int df);
 /* Confidence interval half-width of the mean at level (percent). */
 double probe_ci_half(const double *v, unsigned int n, double level, double *mean);
+/* A mean with its Student-t confidence interval at level (percent); lo/hi infinite for n < 2. */
+struct et_ci {
+	double mean, lo, hi, half;
+	unsigned int n;
+};
+void stats_mean_ci(const double *v, unsigned int n, double level, struct et_ci *c);
+/* Welch's unequal-variance t-test: two-sided p-value for "the means of a and b differ"
+ * (df by Welch-Satterthwaite, rounded down). 1 when either sample has fewer than 2 values. */
+double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned int nb);
+/* Wilson score interval at 95% for k successes of n. */
+void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi);
 
 /* Log-linear latency histogram in nanoseconds, ~3% resolution. */
 #define HIST_SUB_BITS 5

@@ -31,6 +31,8 @@ struct tsq_point {
 	uint32_t retrans;
 	double wmem;	     /* mean sk_wmem_alloc: bytes below TCP, NaN unmeasured */
 	double residence_us; /* wmem / throughput: how long a byte waits for its free */
+	uint64_t eff_limit;  /* the kernel's limit at this sysctl value (floors, paced flows) */
+	bool below_floor;    /* the sysctl is below the kernel's floor: it does not act here */
 };
 
 struct tsq_sweep {
@@ -42,6 +44,7 @@ struct tsq_sweep {
 	uint64_t tsq_before; /* the namespace's value before the sweep */
 	double rho;
 	bool fit_ok;
+	char fit_reason[160]; /* why the fit failed its goodness-of-fit check */
 	struct model_fit fit;
 	double cap_current_mbps, cap_default_mbps; /* model at the current / 4 MiB default */
 	/* Completion delay measured, not fitted: at the points TSQ throttles (under 90% of the
@@ -53,16 +56,22 @@ struct tsq_sweep {
 	double elapsed_s;
 };
 
+#define MTU_REPS 3
+
 struct mtu_point {
 	uint32_t mtu;
-	double mbps1, mbps2; /* one flow, two flows */
+	double mbps1, mbps2; /* one flow, two flows: means of MTU_REPS interleaved runs */
+	struct et_ci c1, c2; /* their 95% t intervals */
 };
 
 struct mtu_sweep {
 	unsigned int n;
 	struct mtu_point p[16];
-	bool collapse; /* one flow collapses at large MTU while two flows recover */
+	/* The seed's shape: one flow at an MTU above 9000 below half of one flow at the first
+	 * MTU and below two flows at the same MTU, each with the 95% intervals apart. */
+	bool collapse;
 	uint32_t collapse_mtu;
+	unsigned int collapse_i;
 	double elapsed_s;
 };
 

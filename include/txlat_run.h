@@ -12,6 +12,7 @@ struct txlat_sample {
 	char ready[280], script[280]; /* attach marker and the load script that writes it */
 	bool ok;		      /* the child ran and its report parsed */
 	double p50_us, p90_us, p99_us, max_us;
+	double p50_lo_us, p50_hi_us; /* 95% order-statistic interval of the median */
 	uint64_t freed, xmit, bytes;
 	uint64_t tcp_skbs, owned_at_xmit, orphan_before_xmit, orphaned_after_xmit;
 	double orphan_frac; /* TCP skbs not owned by their socket at free */

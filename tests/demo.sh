@@ -39,7 +39,7 @@ guest_demo() {
 	ip netns exec $LAB_NS_A ethtool -c txsim0 | grep -E "^tx-(usecs|frames):"
 	echo "== ethtune diagnose txsim0 --peer 198.18.0.2"
 	"$ET" --netns $LAB_NS_A diagnose txsim0 --peer 198.18.0.2 --peer-dev txsim1 \
-		--peer-netns $LAB_NS_B --points 6 --duration 1
+		--peer-netns $LAB_NS_B --duration 1 --budget 30
 	"$ET" restore
 	lab_unsplit
 }

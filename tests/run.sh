@@ -47,7 +47,9 @@ for suite in $SUITES; do
 		for t in tests/$suite/*.sh; do
 			[ -f "$t" ] || continue
 			case ${t##*/} in $FILTER) ;; *) continue ;; esac
-			run_one "$suite/${t##*/}" "${ETHTUNE_TEST_TIMEOUT:-900}" bash "$t"
+			# a file may name its own limit in a "# timeout: S" line
+			to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -1)
+			run_one "$suite/${t##*/}" "${ETHTUNE_TEST_TIMEOUT:-${to:-900}}" bash "$t"
 		done ;;
 	esac
 done

@@ -39,7 +39,7 @@ if [ -r /sys/kernel/btf/vmlinux ]; then ktap_ok "guest kernel has BTF"; else kta
 if [ "$ONLY" = virtio ]; then
 	:
 elif ! ip link show txsim0 >/dev/null 2>&1; then
-	ktap_skip "txsim tests" "txsim.ko not loaded"
+	ktap_fail "txsim tests: txsim.ko loaded"
 elif ! lab_split txsim0 txsim1 0; then
 	ktap_fail "txsim pair in two namespaces"
 else

@@ -29,7 +29,7 @@ REPS=${LAB_TSQ_REPS:-3}
 BIG=4194304 SMALL=65536
 ktap_header "txsim TSQ: 1000 Mb/s, delay ${DELAY} us, fifo ${FIFO} B, $CC, iperf3 -Z, best of $REPS x ${SECS}s"
 if ! ip link show txsim0 >/dev/null 2>&1; then
-	ktap_skip "txsim TSQ ground truth" "txsim.ko not loaded"; ktap_finish; exit 0
+	ktap_fail "txsim TSQ ground truth: txsim.ko loaded"; ktap_finish; exit 0
 fi
 for d in txsim0 txsim1; do
 	echo "$DELAY" >/sys/class/net/$d/txsim/delay_us

@@ -202,11 +202,12 @@ cmd_run() {
 selftest() {
 	. "$ROOT/tests/lib/ktap.sh"
 	ktap_header "lab: qemu guest boot and devices"
+	. "$LAB_SRC/lib/host.sh"
 	if ! command -v apt-get >/dev/null; then
-		ktap_skip "lab boots" "no apt-get to install the lab"; ktap_finish; return
+		lab_unavailable "lab boots" "no apt-get to install the lab"; ktap_finish; return
 	fi
 	if ! setup >"$O/lab-setup.log" 2>&1; then
-		ktap_skip "lab boots" "lab setup failed (no network?); see $O/lab-setup.log"
+		lab_unavailable "lab boots" "lab setup failed (no network?); see $O/lab-setup.log"
 		ktap_finish; return
 	fi
 	local out rc

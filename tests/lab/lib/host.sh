@@ -1,6 +1,12 @@
 # Host side of a lab test: boot the guest, run the same test file there, relay its KTAP lines.
 # Usage (in a test file, before its guest part):
 #   . "$ROOT/tests/lab/lib/host.sh"; lab_host_run "$0" TIMEOUT "description"  (exits on the host)
+# A lab that cannot be set up: a skip on a developer's machine, a failure under CI=true (the
+# verdict checks it carries are never skipped there).
+lab_unavailable() {
+	if [ "${CI:-}" = true ]; then ktap_fail "$1 ($2)"; else ktap_skip "$1" "$2"; fi
+}
+
 lab_host_run() {
 	local file timeout=$2 desc=$3 out rc l d name
 	[ -n "${LAB_GUEST:-}" ] && return 0
@@ -8,10 +14,11 @@ lab_host_run() {
 	name=$(basename "$file" .sh)
 	ktap_header "$desc"
 	if [ ! -x "$ROOT/tests/lab/vm.sh" ] || ! command -v qemu-system-x86_64 >/dev/null; then
-		ktap_skip "$name lab" "no lab (tests/lab/vm.sh or qemu missing)"; ktap_finish; exit 0
+		lab_unavailable "$name lab" "no lab (tests/lab/vm.sh or qemu missing)"; ktap_finish; exit 0
 	fi
 	if ! "$ROOT/tests/lab/vm.sh" setup >"$ROOT/${O:-build}/lab-$name-setup.log" 2>&1; then
-		ktap_skip "$name lab" "lab setup failed; see ${O:-build}/lab-$name-setup.log"
+		lab_unavailable "$name lab" "lab setup failed; see ${O:-build}/lab-$name-setup.log"
+		sed 's/^/# /' "$ROOT/${O:-build}/lab-$name-setup.log" | tail -20
 		ktap_finish; exit 0
 	fi
 	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit 1; }

@@ -1,0 +1,65 @@
+/* Statistics behind verdicts: t intervals, Welch's test, Wilson intervals, the median's interval.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "probe.h"
+
+static void test_mean_ci(void **state)
+{
+	const double v[] = { 10, 12, 11, 13, 9 };
+	struct et_ci c;
+
+	stats_mean_ci(v, 5, 95, &c);
+	assert_true(fabs(c.mean - 11) < 1e-9);
+	/* t(0.975, 4) = 2.776, s = 1.581: half-width 1.963 */
+	assert_true(fabs(c.half - 1.963) < 0.01);
+	assert_true(c.lo < 11 && c.hi > 11);
+	stats_mean_ci(v, 1, 95, &c);
+	assert_true(isinf(c.half));
+}
+
+static void test_welch(void **state)
+{
+	const double a[] = { 500, 520, 480, 510, 490 }, b[] = { 900, 880, 920, 910, 890 };
+	const double c[] = { 505, 515, 485, 500, 495 };
+
+	/* clearly different means: tiny p; the same population: large p */
+	assert_true(stats_welch_p(a, 5, b, 5) < 1e-4);
+	assert_true(stats_welch_p(a, 5, c, 5) > 0.5);
+	/* textbook: t = 2.2, df ~ 8: p ~ 0.059 */
+	{
+		const double x[] = { 1, 2, 3, 4, 5 }, y[] = { 3.2, 4.2, 5.2, 6.2, 7.2 };
+		double p = stats_welch_p(x, 5, y, 5);
+
+		assert_true(p > 0.04 && p < 0.08);
+	}
+	assert_true(stats_welch_p(a, 1, b, 5) == 1);
+}
+
+static void test_wilson(void **state)
+{
+	double lo, hi;
+
+	stats_wilson(98, 100, &lo, &hi);
+	assert_true(lo > 0.92 && lo < 0.95 && hi > 0.99);
+	stats_wilson(50, 100, &lo, &hi);
+	assert_true(lo < 0.5 && hi > 0.5 && lo > 0.39 && hi < 0.61);
+	stats_wilson(0, 0, &lo, &hi);
+	assert_true(lo == 0 && hi == 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mean_ci),
+		cmocka_unit_test(test_welch),
+		cmocka_unit_test(test_wilson),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
