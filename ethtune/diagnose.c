@@ -553,7 +553,8 @@ static void decide(const char *dev, struct diag *d)
 			  (d->allowed_us + (isnan(d->floor_us) ? 0 : d->floor_us) + d->ser_us);
 	}
 	late = !isnan(late_at) && d->D_lo > late_at;
-	explained = d->mloss_hi >= 0.5 * d->loss;
+	/* the model says this delay costs one flow here: it is (part of) the measured loss */
+	explained = d->mloss_hi >= MATERIAL;
 
 	if (d->did_mtu && d->mtus.collapse) {
 		const struct mtu_point *p0 = &d->mtus.p[0], *pc = &d->mtus.p[d->mtus.collapse_i];
@@ -583,27 +584,32 @@ static void decide(const char *dev, struct diag *d)
 			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->fl.c2.mean, d->fl.c2.lo,
 			   d->fl.c2.hi, d->fl.welch_p);
 		} else if (explained) {
-			finding(d, F_DELAYED, d->loss, d->loss_lo, d->loss_hi);
+			/* what the delay explains: all of the loss, or the model's share of it */
+			double e = d->mloss_hi >= 0.5 * d->loss ? d->loss : d->mloss_hi;
+
+			finding(d, F_DELAYED, e, e == d->loss ? d->loss_lo : d->mloss_lo,
+				e == d->loss ? d->loss_hi : d->mloss_hi);
 			ev(d, F_DELAYED,
 			   "completion delay D %.0f us [%.0f, %.0f]: the model predicts one flow "
-			   "loses %.0f%% [%.0f, %.0f] at %.0f Mbit/s and tcp_limit_output_bytes "
-			   "%llu",
+			   "loses %.0f%% [%.0f, %.0f] at %.0f Mbit/s and tcp_limit_output_bytes %llu",
 			   d->D, d->D_lo, d->D_hi, 100 * d->mloss, 100 * d->mloss_lo,
 			   100 * d->mloss_hi, d->mi.rate_bps / 1e6, (unsigned long long)d->tsq_now);
-			ev(d, F_DELAYED,
-			   "measured: one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f",
+			ev(d, F_DELAYED, "measured: one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f",
 			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps);
 			if (d->mi.timer == MODEL_TIMER_RESTART)
 				ev(d, F_DELAYED,
 				   "cqe-mode-tx is on: the completion timer restarts with every "
 				   "completion, so a busy ring waits for its quiet end");
-		} else if (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) {
-			finding(d, F_CPU, d->loss, d->loss_lo, d->loss_hi);
+		}
+		if (!late && (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) &&
+		    (!explained || d->mloss_hi < 0.5 * d->loss)) {
+			double e = d->loss - (explained ? d->mloss_hi : 0);
+
+			finding(d, F_CPU, e, e - (d->loss - d->loss_lo), e + (d->loss_hi - d->loss));
 			ev(d, F_CPU,
-			   "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f with the sender's "
-			   "CPU "
+			   "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f with the sender's CPU "
 			   "busy (process %.0f%% of a CPU, host %.0f%%); completion delay %.0f us "
-			   "explains only %.0f%% of the loss (model)",
+			   "explains at most %.0f%% of it (model)",
 			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
 			   d->fl.proc_cpu, d->fl.sys_cpu, d->D, 100 * d->mloss_hi);
 		}

@@ -54,6 +54,18 @@ check() {
 		ktap_fail "$name: $allowed in $REPS of $REPS runs${us:+, D within 20% of $us us} ($bad)"
 }
 
+# check_none NAME FORBIDDEN: no repetition's headline is in FORBIDDEN (|-separated)
+check_none() {
+	local name=$1 forbidden=$2 r v bad=""
+	for r in $(seq "$REPS"); do
+		v=$(jq_py "$T/$name.$r.json" "j['verdict']" 2>/dev/null)
+		case "|$forbidden|" in *"|$v|"*) bad="$bad run $r: $v;" ;; esac
+		[ -n "$v" ] || bad="$bad run $r: no verdict;"
+	done
+	[ -z "$bad" ] && ktap_ok "$name: no completion finding ($forbidden) in $REPS runs" ||
+		ktap_fail "$name: no completion finding ($forbidden) in $REPS runs ($bad)"
+}
+
 txsim_case() {	# NAME: put txsim0 into the case's configuration
 	local A="ip netns exec $LAB_NS_A" B="ip netns exec $LAB_NS_B"
 	$A ethtool -C txsim0 tx-usecs 0 tx-frames 0 cqe-mode-tx off
@@ -74,8 +86,11 @@ txsim_case() {	# NAME: put txsim0 into the case's configuration
 	esac
 }
 
-TXSIM_CASES="prompt delay2000 delay4000 delay2000-mtu9000 delay4000-mtu9000 orphan next-xmit cqe"
-if ip link show txsim0 >/dev/null 2>&1; then
+# LAB_DIAG_TXSIM_CASES picks cases while developing (empty: none); CI runs them all.
+TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt delay2000 delay4000 delay2000-mtu9000 delay4000-mtu9000 orphan next-xmit cqe}
+if [ -z "$TXSIM_CASES" ]; then
+	:
+elif ip link show txsim0 >/dev/null 2>&1; then
 	for d in txsim0 txsim1; do
 		echo "$WIRE_US" >/sys/class/net/$d/txsim/delay_us
 		echo 0 >/sys/class/net/$d/txsim/fifo_bytes
@@ -94,14 +109,15 @@ if ip link show txsim0 >/dev/null 2>&1; then
 		done
 		txsim_case prompt
 		lab_unsplit
-		check txsim-prompt "prompt-completion"
-		for c in delay2000 delay4000 delay2000-mtu9000 delay4000-mtu9000; do
-			us=${c:5:4}
-			check "txsim-$c" "delayed-completion" "$us"
+		for c in $TXSIM_CASES; do
+			case $c in
+			prompt) check txsim-prompt "prompt-completion" ;;
+			delay*) check "txsim-$c" "delayed-completion" "${c:5:4}" ;;
+			orphan) check txsim-orphan "orphans-at-xmit" ;;
+			next-xmit) check txsim-next-xmit "completion-stalls" ;;
+			cqe) check txsim-cqe "delayed-completion" ;;
+			esac
 		done
-		check txsim-orphan "orphans-at-xmit"
-		check txsim-next-xmit "completion-stalls"
-		check txsim-cqe "delayed-completion"
 	else
 		ktap_fail "txsim pair in two namespaces"
 	fi
@@ -109,19 +125,33 @@ else
 	ktap_fail "txsim0 exists (txsim.ko loaded)"
 fi
 
+wait_peer() {	# until a ping crosses again (a driver may reset its link on a change)
+	local i
+	for i in $(seq 50); do
+		ip netns exec $LAB_NS_A busybox ping -c1 -W1 198.18.0.2 >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	sleep 1
+}
+ee_itr() { ip netns exec $LAB_NS_A ethtool -C ee0 rx-usecs "$1"; wait_peer; }
+
 # Real drivers at their defaults and in a deliberately bad setting.
 if lab_split ee0 ee1; then
 	serve_b
 	for r in $(seq "$REPS"); do
-		ip netns exec $LAB_NS_A ethtool -C ee0 rx-usecs 3
+		[ "$r" -eq 1 ] || ee_itr 3
 		run "e1000e-default.$r" ee0 ee1 || ktap_diag "e1000e-default.$r: diagnose failed"
-		ip netns exec $LAB_NS_A ethtool -C ee0 rx-usecs 8000
+		ee_itr 8000
 		run "e1000e-itr8000.$r" ee0 ee1 || ktap_diag "e1000e-itr8000.$r: diagnose failed"
 	done
-	ip netns exec $LAB_NS_A ethtool -C ee0 rx-usecs 3
+	ee_itr 3
 	lab_unsplit
 	check e1000e-default "prompt-completion"
-	check e1000e-itr8000 "${LAB_DIAG_E1000E_BAD:-delayed-completion}"
+	# rx-usecs 8000 is e1000e's ITR, which gates its TX cleanup: one skb alone waits ~4 ms
+	# (half the 8 ms interval). Under bulk load qemu's e1000e still carries one flow at line
+	# rate, so the model (D costs 30%+) and the measurement disagree: the right answer here is
+	# inconclusive, never delayed (the measurement says no loss) nor prompt (D is 4 ms).
+	check e1000e-itr8000 "inconclusive" 4000
 else
 	ktap_fail "e1000e pair in two namespaces"
 fi
@@ -146,7 +176,10 @@ if lab_split vn0 vn1; then
 	done
 	vn_mode 1
 	lab_unsplit
-	check virtio-default "prompt-completion"
+	# One flow through an emulated virtio_net runs on one vCPU and two flows on both, so one flow
+	# may stay measurably below two without any completion cause (cpu-bound, or inconclusive
+	# where the sender's CPU does not read as saturated). A completion finding would be wrong.
+	check_none virtio-default "delayed-completion|completion-stalls|orphans-at-xmit|software-device"
 	check virtio-orphan "orphans-at-xmit"
 else
 	ktap_fail "virtio_net pair in two namespaces"
