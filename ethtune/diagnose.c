@@ -35,12 +35,16 @@
 #define MAX_EV	    6
 #define MAX_ACT	    4
 
-enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_CPU, F__N };
+enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_QDISC, F_CPU, F__N };
 
 static const char *const finding_names[] = {
-	[F_SOFTWARE] = "software-device",     [F_ORPHAN] = "orphans-at-xmit",
-	[F_STALL] = "completion-stalls",      [F_DELAYED] = "delayed-completion",
-	[F_LARGE_MTU] = "large-mtu-collapse", [F_CPU] = "cpu-bound",
+	[F_SOFTWARE] = "software-device",
+	[F_ORPHAN] = "orphans-at-xmit",
+	[F_STALL] = "completion-stalls",
+	[F_DELAYED] = "delayed-completion",
+	[F_LARGE_MTU] = "large-mtu-collapse",
+	[F_QDISC] = "qdisc-holds-skbs",
+	[F_CPU] = "cpu-bound",
 };
 
 #define H_PROMPT       F__N
@@ -70,7 +74,7 @@ struct flows {
 };
 
 struct diag {
-	char driver[32], kind[32];
+	char driver[32], kind[32], qdisc[32];
 	int speed; /* Mb/s, -1 unknown */
 	uint32_t mtu, max_mtu, gso;
 	struct et_vals coal;
@@ -187,6 +191,7 @@ static int read_state(const char *dev, struct diag *d)
 	d->max_mtu = (uint32_t)l.v.v[IFLA_MAX_MTU];
 	d->gso = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
 	d->paced = !strcmp(l.qdisc, "fq");
+	snprintf(d->qdisc, sizeof(d->qdisc), "%s", l.qdisc);
 	ret = nl_open_genl(&eth, "ethtool");
 	if (ret)
 		return ret;
@@ -474,9 +479,11 @@ static const char *priv_flag_on(const char *dev, const struct diag *d, const cha
 /* A 0|1 TX completion mode switch (virtio_net's tx-frames: napi_tx) set to 0. */
 static bool mode_switch_off(const struct diag *d)
 {
+	const struct drv_param *dp = d->knob_dp;
 	const struct et_param *p;
 
-	if (!d->knob || !d->knob_dp || !d->knob_dp->gran || strcmp(d->knob_dp->gran, "0|1"))
+	if (!d->knob || !dp ||
+	    !((dp->unit && !strcmp(dp->unit, "0|1")) || (dp->gran && !strcmp(dp->gran, "0|1"))))
 		return false;
 	p = obj_param(&et_coalesce, d->knob);
 	return p && !d->coal.v[p->attr];
@@ -591,23 +598,41 @@ static void decide(const char *dev, struct diag *d)
 				e == d->loss ? d->loss_hi : d->mloss_hi);
 			ev(d, F_DELAYED,
 			   "completion delay D %.0f us [%.0f, %.0f]: the model predicts one flow "
-			   "loses %.0f%% [%.0f, %.0f] at %.0f Mbit/s and tcp_limit_output_bytes %llu",
+			   "loses %.0f%% [%.0f, %.0f] at %.0f Mbit/s and tcp_limit_output_bytes "
+			   "%llu",
 			   d->D, d->D_lo, d->D_hi, 100 * d->mloss, 100 * d->mloss_lo,
 			   100 * d->mloss_hi, d->mi.rate_bps / 1e6, (unsigned long long)d->tsq_now);
-			ev(d, F_DELAYED, "measured: one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f",
+			ev(d, F_DELAYED,
+			   "measured: one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f",
 			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps);
 			if (d->mi.timer == MODEL_TIMER_RESTART)
 				ev(d, F_DELAYED,
 				   "cqe-mode-tx is on: the completion timer restarts with every "
 				   "completion, so a busy ring waits for its quiet end");
 		}
-		if (!late && (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) &&
+		/* Bytes wait below TCP far longer than the driver holds them: the qdisc holds
+		 * them, and TSQ counts them all the same. */
+		if (!late && !explained && !isnan(d->fl.wait_med) &&
+		    model_loss(&d->mi, d->fl.wait_med - d->D_hi, 0, 0) >= MATERIAL) {
+			finding(d, F_QDISC, d->loss, d->loss_lo, d->loss_hi);
+			ev(d, F_QDISC,
+			   "under one bulk flow a byte waits %.0f us below TCP (sk_wmem_alloc / "
+			   "throughput) but only %.0f us [%.0f, %.0f] in the driver (txlat): the "
+			   "rest is in the qdisc (%s), which TSQ counts as well",
+			   d->fl.wait_med, d->D, d->D_lo, d->D_hi, d->qdisc[0] ? d->qdisc : "?");
+			ev(d, F_QDISC,
+			   "measured: one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f",
+			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps);
+		}
+		if (!late && !d->f[F_QDISC].on && (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) &&
 		    (!explained || d->mloss_hi < 0.5 * d->loss)) {
 			double e = d->loss - (explained ? d->mloss_hi : 0);
 
-			finding(d, F_CPU, e, e - (d->loss - d->loss_lo), e + (d->loss_hi - d->loss));
+			finding(d, F_CPU, e, e - (d->loss - d->loss_lo),
+				e + (d->loss_hi - d->loss));
 			ev(d, F_CPU,
-			   "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f with the sender's CPU "
+			   "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f with the sender's "
+			   "CPU "
 			   "busy (process %.0f%% of a CPU, host %.0f%%); completion delay %.0f us "
 			   "explains at most %.0f%% of it (model)",
 			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
@@ -621,6 +646,16 @@ static void decide(const char *dev, struct diag *d)
 		}
 	if (d->headline == F_DELAYED)
 		remedies_delayed(dev, d);
+	if (d->headline == F_QDISC) {
+		char eff[200];
+
+		snprintf(
+			eff, sizeof(eff),
+			"without the qdisc's wait the model predicts one flow loses %.0f%% instead "
+			"of the measured %.0f%%",
+			100 * d->mloss, 100 * d->loss);
+		act(d, eff, "tc qdisc replace dev %s root pfifo_fast", dev);
+	}
 	if (d->headline == F_STALL) {
 		const char *flag = priv_flag_on(dev, d, "next xmit");
 

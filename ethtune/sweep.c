@@ -254,11 +254,16 @@ static void tsq_effective(const char *dev, struct tsq_sweep *s)
 	}
 }
 
-static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, uint64_t l, unsigned int i,
-		       unsigned int n, char *err, size_t errlen)
+/* One more pass at point p (a new point when p is NULL): throughput, retransmits and the
+ * bytes below TCP; the point's fields become the means over its passes. */
+static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, struct tsq_point *p,
+		       uint64_t l, unsigned int i, unsigned int n, char *err, size_t errlen)
 {
 	struct probe_result *r = calloc(1, sizeof(*r));
 	char what[96], lb[24];
+	struct et_ci c;
+	double w = 0;
+	unsigned int k, nw = 0;
 	int ret;
 
 	if (!r)
@@ -269,15 +274,51 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, uint64_t
 	ret = set_tsq(l, err, errlen);
 	if (!ret)
 		ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
-	if (!ret && s->n < SWEEP_MAX_POINTS) {
-		s->p[s->n].limit = l;
-		s->p[s->n].mbps = r->mbps;
-		s->p[s->n].retrans = r->sender_ti.retrans;
-		s->p[s->n].wmem = r->sender_ti.wmem_samples ? r->sender_ti.wmem_alloc : NAN;
-		s->p[s->n].residence_us = r->mbps > 0 ? s->p[s->n].wmem * 8 / r->mbps : NAN;
-		s->n++;
+	if (!ret && !p && s->n < SWEEP_MAX_POINTS) {
+		p = &s->p[s->n++];
+		memset(p, 0, sizeof(*p));
+		p->limit = l;
+	}
+	if (!ret && p && p->nrep < TSQ_MAX_REPS) {
+		p->rep_mbps[p->nrep] = r->mbps;
+		p->rep_wmem[p->nrep++] = r->sender_ti.wmem_samples ? r->sender_ti.wmem_alloc : NAN;
+		p->retrans += r->sender_ti.retrans;
+		stats_mean_ci(p->rep_mbps, p->nrep, 95, &c);
+		p->mbps = c.mean;
+		p->mbps_half = c.half;
+		for (k = 0; k < p->nrep; k++)
+			if (!isnan(p->rep_wmem[k])) {
+				w += p->rep_wmem[k];
+				nw++;
+			}
+		p->wmem = nw ? w / nw : NAN;
+		p->residence_us = p->mbps > 0 ? p->wmem * 8 / p->mbps : NAN;
 	}
 	free(r);
+	return ret;
+}
+
+/* Further passes over every point, alternately backwards and forwards so drift hits all alike,
+ * until each point's 95% interval is within 5% of its mean or the passes are spent. */
+static int tsq_passes(const struct sweep_opts *o, struct tsq_sweep *s, unsigned int reps, char *err,
+		      size_t errlen)
+{
+	unsigned int pass, j, k, n = s->n;
+	bool narrow;
+	int ret = 0;
+
+	for (pass = 1; pass < reps && !ret; pass++) {
+		for (j = 0; j < n && !ret; j++) {
+			k = pass % 2 ? n - 1 - j : j;
+			ret = tsq_measure(o, s, &s->p[k], s->p[k].limit, pass * n + j + 1, reps * n,
+					  err, errlen);
+		}
+		narrow = true;
+		for (k = 0; k < n; k++)
+			narrow &= s->p[k].mbps_half <= 0.05 * s->p[k].mbps;
+		if (narrow && pass >= 2)
+			break;
+	}
 	return ret;
 }
 
@@ -306,7 +347,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 	fac = pow((double)o->tsq_max / o->tsq_min, 1.0 / (npts - 1));
 	journal_temp_begin();
 	for (i = 0; i < npts && !ret; i++)
-		ret = tsq_measure(&po, s, (uint64_t)llround(o->tsq_min * pow(fac, i)), i + 1,
+		ret = tsq_measure(&po, s, NULL, (uint64_t)llround(o->tsq_min * pow(fac, i)), i + 1,
 				  npts + 2, err, errlen);
 	/* Refine near the knee: two points between the last below 95% and the first above. */
 	for (i = 0; i < s->n && !ret; i++)
@@ -317,11 +358,15 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 		uint64_t lo = s->p[k - 1].limit, hi = s->p[k].limit;
 		double r = pow((double)hi / lo, 1.0 / 3);
 
-		ret = tsq_measure(&po, s, (uint64_t)llround(lo * r), npts + 1, npts + 2, err,
+		ret = tsq_measure(&po, s, NULL, (uint64_t)llround(lo * r), npts + 1, npts + 2, err,
 				  errlen);
 		if (!ret)
-			ret = tsq_measure(&po, s, (uint64_t)llround(lo * r * r), npts + 2, npts + 2,
-					  err, errlen);
+			ret = tsq_measure(&po, s, NULL, (uint64_t)llround(lo * r * r), npts + 2,
+					  npts + 2, err, errlen);
+	}
+	if (!ret) {
+		qsort(s->p, s->n, sizeof(s->p[0]), cmp_point);
+		ret = tsq_passes(&po, s, o->reps ? o->reps : 3, err, errlen);
 	}
 	sweep_progress_done(o);
 	journal_temp_end();
@@ -368,8 +413,8 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 	print_string(PRINT_ANY, "cc-reason", " (%s)\n", s->cc_reason);
 	print_uint(PRINT_ANY, "tsq-before", "tcp_limit_output_bytes before: %llu (restored)\n",
 		   s->tsq_before);
-	print_text("  %12s %12s %12s %8s %10s %10s\n", "limit", "effective", "Mbit/s", "retrans",
-		   "in-host", "waits-us");
+	print_text("  %12s %12s %12s %8s %8s %10s %10s\n", "limit", "effective", "Mbit/s", "95%",
+		   "retrans", "in-host", "waits-us");
 	open_json_array(PRINT_JSON, "points");
 	for (i = 0; i < s->n; i++) {
 		open_json_object(NULL);
@@ -380,6 +425,11 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 			print_uint(PRINT_ANY, "effective-limit", " %12llu", s->p[i].eff_limit);
 		print_bool(PRINT_JSON, "below-floor", NULL, s->p[i].below_floor);
 		print_float(PRINT_ANY, "mbps", " %12.1f", s->p[i].mbps);
+		if (isinf(s->p[i].mbps_half))
+			print_na("mbps-half", " +-%-6s");
+		else
+			print_float(PRINT_ANY, "mbps-half", " +-%-6.1f", s->p[i].mbps_half);
+		print_uint(PRINT_JSON, "passes", NULL, s->p[i].nrep);
 		print_uint(PRINT_ANY, "retrans", " %8llu", s->p[i].retrans);
 		if (isnan(s->p[i].wmem)) {
 			print_na("wmem-alloc", " %10s");
@@ -626,7 +676,7 @@ int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *
 	if (strcmp(a, "--peer") && strcmp(a, "--peer-dev") && strcmp(a, "--peer-netns") &&
 	    strcmp(a, "--duration") && strcmp(a, "--warmup") && strcmp(a, "--cc") &&
 	    strcmp(a, "--svg") && strcmp(a, "--points") && strcmp(a, "--min") &&
-	    strcmp(a, "--max") && strcmp(a, "--tsq-constrained"))
+	    strcmp(a, "--max") && strcmp(a, "--tsq-constrained") && strcmp(a, "--reps"))
 		return 0;
 	if (!v) {
 		snprintf(err, errlen, "%s needs a value", a);
@@ -657,6 +707,12 @@ int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *
 			o->duration_s = d;
 		else
 			o->warmup_s = d;
+	} else if (!strcmp(a, "--reps")) {
+		if (parse_u64(v, &u) || u < 1 || u > COAL_MAX_REPS) {
+			snprintf(err, errlen, "--reps: '%s' is not 1-%d", v, COAL_MAX_REPS);
+			return -EINVAL;
+		}
+		o->reps = (unsigned int)u;
 	} else if (!strcmp(a, "--points")) {
 		if (parse_u64(v, &u) || u < 3 || u > SWEEP_MAX_POINTS - 4) {
 			snprintf(err, errlen, "--points: '%s' is not 3-%d", v,

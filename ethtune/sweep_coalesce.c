@@ -95,7 +95,7 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 		txlat_sample_finish(&ts);
 	if (ret)
 		goto out;
-	pt->mbps = r->mbps;
+	pt->rep_mbps[pt->nrep] = r->mbps;
 	pt->irq_per_s = irq_rate(r);
 	pt->cpu_per_gbps =
 		r->mbps > 0 ? r->local.cpu_util / 100.0 * (ncpu > 0 ? ncpu : 1) / (r->mbps / 1000.0)
@@ -107,7 +107,7 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 	if (!ret)
 		ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
 	if (!ret)
-		pt->mbps_constrained = r->mbps;
+		pt->rep_mbpsc[pt->nrep] = r->mbps;
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->tsq_current);
 	if (!ret)
 		ret = sysctl_set(TSQ_SYSCTL, v, err, errlen);
@@ -115,8 +115,9 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 		ret = sweep_probe(o, 1, PROBE_RR, 1, r, err, errlen);
 	if (!ret) {
 		pt->rr_tps = r->tps;
-		pt->rr_p50_us = r->have_lat ? r->lat_p50 : NAN;
+		pt->rep_p50[pt->nrep] = r->have_lat ? r->lat_p50 : NAN;
 		pt->rr_p99_us = r->have_lat ? r->lat_p99 : NAN;
+		pt->nrep++;
 	}
 out:
 	free(r);
@@ -129,10 +130,72 @@ static void say(const char *msg)
 	et_warn("%s", msg);
 }
 
+static double mean_of(const double *v, unsigned int n)
+{
+	double m = 0;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i])) {
+			m += v[i];
+			k++;
+		}
+	return k ? m / k : NAN;
+}
+
+static void point_means(struct coal_point *p)
+{
+	p->mbps = mean_of(p->rep_mbps, p->nrep);
+	p->mbps_constrained = mean_of(p->rep_mbpsc, p->nrep);
+	p->rr_p50_us = mean_of(p->rep_p50, p->nrep);
+}
+
+/* Set setting k (its values from the spec's cross product) and measure it once. */
+static int sweep_point(const struct sweep_opts *o, const struct coal_spec *spec,
+		       struct coal_sweep *s, unsigned int k, unsigned int rep, unsigned int reps,
+		       char *err, size_t errlen)
+{
+	struct coal_point *pt = &s->p[k];
+	char *args[1 + 2 * (COAL_MAX_PARAMS + 2)], vals[COAL_MAX_PARAMS][16], what[128];
+	unsigned int idx = k, argc = 0, w = 0, i;
+	struct et_vals after;
+	struct nl_sock ns;
+	int ret;
+
+	args[argc++] = "coalesce";
+	for (i = 0; i < spec->nfixed; i++) {
+		args[argc++] = (char *)spec->fixed_key[i];
+		args[argc++] = (char *)spec->fixed_val[i];
+	}
+	what[0] = '\0';
+	for (i = 0; i < spec->nparams; i++) {
+		pt->val[i] = spec->vals[i][idx % spec->nvals[i]];
+		idx /= spec->nvals[i];
+		snprintf(vals[i], sizeof(vals[i]), "%u", pt->val[i]);
+		args[argc++] = (char *)spec->param[i];
+		args[argc++] = vals[i];
+		w += snprintf(what + w, sizeof(what) - w, "%s%s %u", i ? " " : "", spec->param[i],
+			      pt->val[i]);
+	}
+	sweep_progress(o, rep * s->n + k + 1, reps * s->n, what);
+	ret = devset_apply(o->dev, (int)argc, args, err, errlen, say);
+	if (ret)
+		return ret;
+	if (!nl_open_genl(&ns, "ethtool")) {
+		if (!obj_get(&ns, &et_coalesce, o->dev, &after))
+			for (i = 0; i < spec->nparams; i++)
+				pt->got[i] =
+					(uint32_t)after
+						.v[obj_param(&et_coalesce, spec->param[i])->attr];
+		nl_close(&ns);
+	}
+	return measure(o, spec, s, pt, err, errlen);
+}
+
 int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, struct coal_sweep *s,
 		   char *err, size_t errlen)
 {
-	unsigned int total = 1, i, k;
+	unsigned int total = 1, i, k, j, rep, reps = o->reps ? o->reps : 1;
 	struct et_vals cur;
 	char buf[64];
 	int ret;
@@ -157,49 +220,21 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 	if (!sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)))
 		s->tsq_current = strtoull(buf, NULL, 10);
 	s->tsq_constrained = o->tsq_constrained;
+	s->n = total;
 	journal_temp_begin();
-	for (k = 0; k < total; k++) {
-		struct coal_point *pt = &s->p[s->n];
-		char *args[1 + 2 * (COAL_MAX_PARAMS + 2)], vals[COAL_MAX_PARAMS][16], what[128];
-		unsigned int idx = k, argc = 0, w = 0;
-		struct et_vals after;
-		struct nl_sock ns;
-
-		args[argc++] = "coalesce";
-		for (i = 0; i < spec->nfixed; i++) {
-			args[argc++] = (char *)spec->fixed_key[i];
-			args[argc++] = (char *)spec->fixed_val[i];
+	for (rep = 0; rep < reps && !ret; rep++) {
+		for (j = 0; j < total; j++) {
+			/* odd passes run backwards, so drift hits every setting alike */
+			k = rep % 2 ? total - 1 - j : j;
+			ret = sweep_point(o, spec, s, k, rep, reps, err, errlen);
+			if (ret)
+				break;
 		}
-		what[0] = '\0';
-		for (i = 0; i < spec->nparams; i++) {
-			pt->val[i] = spec->vals[i][idx % spec->nvals[i]];
-			idx /= spec->nvals[i];
-			snprintf(vals[i], sizeof(vals[i]), "%u", pt->val[i]);
-			args[argc++] = (char *)spec->param[i];
-			args[argc++] = vals[i];
-			w += snprintf(what + w, sizeof(what) - w, "%s%s %u", i ? " " : "",
-				      spec->param[i], pt->val[i]);
-		}
-		sweep_progress(o, k + 1, total, what);
-		ret = devset_apply(o->dev, (int)argc, args, err, errlen, say);
-		if (ret)
-			break;
-		if (!nl_open_genl(&ns, "ethtool")) {
-			if (!obj_get(&ns, &et_coalesce, o->dev, &after))
-				for (i = 0; i < spec->nparams; i++)
-					pt->got[i] =
-						(uint32_t)after
-							.v[obj_param(&et_coalesce, spec->param[i])
-								   ->attr];
-			nl_close(&ns);
-		}
-		ret = measure(o, spec, s, pt, err, errlen);
-		if (ret)
-			break;
-		s->n++;
 	}
 	sweep_progress_done(o);
 	journal_temp_end();
+	for (k = 0; k < s->n; k++)
+		point_means(&s->p[k]);
 	coal_pareto(s);
 	return ret;
 }

@@ -21,9 +21,10 @@ static const char *const obj_names[] = { "throughput", "latency", "cpu", "balanc
 
 static const char *const rules[] = {
 	[OBJ_THROUGHPUT] = "among settings within 5% of the best single-flow throughput at both "
-			   "TSQ limits, the fewest completion interrupts (or the largest delay)",
+			   "TSQ limits (or not below it by Welch's test over the passes), the "
+			   "fewest completion interrupts (or the largest delay)",
 	[OBJ_LATENCY] = "the smallest delay among settings whose median RR latency is within 10% "
-			"of the lowest",
+			"of the lowest (or not above it by Welch's test over the passes)",
 	[OBJ_CPU] = "the lowest sender CPU per Gbit/s among settings within 10% of the best "
 		    "throughput",
 	[OBJ_BALANCED] = "the smallest interrupt rate that keeps single-flow throughput within 5% "
@@ -45,11 +46,22 @@ static bool orphans(const struct coal_point *p)
 	return !isnan(p->orphan_frac) && p->orphan_frac > 0.5;
 }
 
+/* Is a's metric (one value per pass) not worse than best's by more than frac, or not
+ * significantly so? Welch's t-test at 5% where there are passes to test with. */
+static bool near(const double *a, const double *best, unsigned int n, double ma, double mb,
+		 double frac, bool higher_is_better)
+{
+	if (higher_is_better ? ma >= (1 - frac) * mb : ma <= (1 + frac) * mb)
+		return true;
+	return n >= 2 && stats_welch_p(a, n, best, n) >= 0.05;
+}
+
 /* A setting that orphans skbs at xmit wins throughput by hiding the queue from TSQ and BQL:
  * it is left out while any setting keeps skbs owned (*excluded says how many were). */
 static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *excluded)
 {
 	double best = 0, bestc = 0, bestp99 = INFINITY, bestp50 = INFINITY;
+	int ib = 0, ic = 0, il = 0; /* the settings with the best of each */
 	bool any_owned = false;
 	int i, k = -1;
 
@@ -61,12 +73,20 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 			(*excluded)++;
 			continue;
 		}
-		best = fmax(best, s->p[i].mbps);
-		bestc = fmax(bestc, s->p[i].mbps_constrained);
+		if (s->p[i].mbps > best) {
+			best = s->p[i].mbps;
+			ib = i;
+		}
+		if (s->p[i].mbps_constrained > bestc) {
+			bestc = s->p[i].mbps_constrained;
+			ic = i;
+		}
 		if (!isnan(s->p[i].rr_p99_us))
 			bestp99 = fmin(bestp99, s->p[i].rr_p99_us);
-		if (!isnan(s->p[i].rr_p50_us))
-			bestp50 = fmin(bestp50, s->p[i].rr_p50_us);
+		if (!isnan(s->p[i].rr_p50_us) && s->p[i].rr_p50_us < bestp50) {
+			bestp50 = s->p[i].rr_p50_us;
+			il = i;
+		}
 	}
 	for (i = 0; i < (int)s->n; i++) {
 		const struct coal_point *p = &s->p[i], *q = k >= 0 ? &s->p[k] : NULL;
@@ -76,7 +96,10 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 		switch (obj) {
 		case OBJ_THROUGHPUT:
 		case OBJ_BALANCED:
-			if (p->mbps < 0.95 * best || p->mbps_constrained < 0.95 * bestc)
+			if (!near(p->rep_mbps, s->p[ib].rep_mbps, p->nrep, p->mbps, best, 0.05,
+				  true) ||
+			    !near(p->rep_mbpsc, s->p[ic].rep_mbpsc, p->nrep, p->mbps_constrained,
+				  bestc, 0.05, true))
 				continue;
 			if (obj == OBJ_BALANCED && !isnan(p->rr_p99_us) && isfinite(bestp99) &&
 			    p->rr_p99_us > 2 * bestp99)
@@ -87,7 +110,8 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 		case OBJ_LATENCY:
 			/* The median is what a delay moves; inside 10% of the best it is noise, and
 			 * then the smaller delay wins. */
-			if (isnan(p->rr_p50_us) || p->rr_p50_us > 1.10 * bestp50)
+			if (isnan(p->rr_p50_us) || !near(p->rep_p50, s->p[il].rep_p50, p->nrep,
+							 p->rr_p50_us, bestp50, 0.10, false))
 				continue;
 			if (!q || p->val[0] < q->val[0])
 				k = i;
@@ -164,6 +188,7 @@ int cmd_tune(int argc, char **argv)
 	sweep_opts_init(&o);
 	o.duration_s = 1.5;
 	o.warmup_s = 0.3;
+	o.reps = 3; /* the settings tune compares are measured in 3 interleaved passes */
 	for (i = 1; i < argc; i += used) {
 		ret = sweep_parse_common(&o, argc, argv, i, &used, err, sizeof(err));
 		if (ret < 0) {

@@ -23,11 +23,17 @@ struct sweep_opts {
 	unsigned int points; /* coarse TSQ points (0 = default) */
 	uint64_t tsq_min, tsq_max;
 	uint64_t tsq_constrained; /* the "constrained" limit for coalescing sweeps */
+	unsigned int reps;	  /* interleaved passes over the settings (0 = the command's) */
 };
+
+#define TSQ_MAX_REPS 5
 
 struct tsq_point {
 	uint64_t limit;
-	double mbps;
+	double mbps;	   /* mean over the passes */
+	double mbps_half;  /* 95% t half-width (infinite with one pass) */
+	unsigned int nrep; /* passes measured, interleaved across points */
+	double rep_mbps[TSQ_MAX_REPS], rep_wmem[TSQ_MAX_REPS];
 	uint32_t retrans;
 	double wmem;	     /* mean sk_wmem_alloc: bytes below TCP, NaN unmeasured */
 	double residence_us; /* wmem / throughput: how long a byte waits for its free */
@@ -77,6 +83,7 @@ struct mtu_sweep {
 
 #define COAL_MAX_PARAMS 2
 #define COAL_MAX_POINTS 64
+#define COAL_MAX_REPS	5
 
 struct coal_point {
 	uint32_t val[COAL_MAX_PARAMS]; /* requested */
@@ -84,6 +91,9 @@ struct coal_point {
 	double mbps;		       /* one flow at the current TSQ limit */
 	double mbps_constrained;       /* one flow at tsq_constrained */
 	double rr_tps, rr_p50_us, rr_p99_us;
+	/* Each pass's values (passes interleaved across settings); the fields above are means. */
+	unsigned int nrep;
+	double rep_mbps[COAL_MAX_REPS], rep_mbpsc[COAL_MAX_REPS], rep_p50[COAL_MAX_REPS];
 	double cpu_per_gbps; /* sender CPUs busy per Gbit/s */
 	double irq_per_s;    /* completion interrupts per second (NaN unknown) */
 	double compl_p50_us; /* txlat median (NaN unmeasured) */

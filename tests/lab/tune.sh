@@ -1,11 +1,12 @@
 #!/bin/bash
 # Lab acceptance of `ethtune tune` and `sweep coalesce`: txsim picks, profile round trip, real drivers.
+# timeout: 1200
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"
 ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
 . "$ROOT/tests/lab/lib/host.sh"
-lab_host_run "$0" "${LAB_TUNE_TIMEOUT:-600}" "tune: txsim recommendations, profile apply/verify, e1000e and virtio sweeps"
+lab_host_run "$0" "${LAB_TUNE_TIMEOUT:-1100}" "tune: txsim recommendations, profile apply/verify, e1000e and virtio sweeps"
 
 # ---- guest ----
 . "$ROOT/tests/lab/lib/guest.sh"
