@@ -22,12 +22,13 @@ count() {	# count KTAP/TAP result lines of one test file's output
 }
 
 run_one() {	# run_one NAME TIMEOUT CMD...: a file that exits non-zero without a failed line fails once
-	local name=$1 to=$2 out rc; shift 2
+	local name=$1 to=$2 out rc t0=$SECONDS; shift 2
 	out="$LOG/$(echo "$name" | tr '/' '_').log"
 	echo "# ---- $name"
 	timeout -k 10 "$to" "$@" >"$out" 2>&1
 	rc=$?
 	cat "$out"
+	echo "# ---- $name: $((SECONDS - t0)) s"
 	count "$out"
 	if [ $rc -ne 0 ] && [ "$last_fail" -eq 0 ]; then
 		echo "not ok - $name exited with status $rc"

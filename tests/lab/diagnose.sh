@@ -29,7 +29,7 @@ serve_b() {
 run() {
 	local name=$1 a=$2 b=$3 t0=$(date +%s) rc
 	ip netns exec $LAB_NS_A "$ET" --json diagnose "$a" --peer 198.18.0.2 --peer-dev "$b" \
-		--peer-netns $LAB_NS_B --duration 1 --warmup 0.3 --budget 30 \
+		--peer-netns $LAB_NS_B --duration 1 --warmup 0.3 --budget 20 \
 		>"$T/$name.json" 2>"$T/$name.err"
 	rc=$?
 	[ $rc -eq 0 ] || { sed 's/^/#   /' "$T/$name.err"; return $rc; }
@@ -71,8 +71,10 @@ txsim_case() {	# NAME: put txsim0 into the case's configuration
 	$A ethtool -C txsim0 tx-usecs 0 tx-frames 0 cqe-mode-tx off
 	$A ethtool --set-priv-flags txsim0 orphan-at-xmit off complete-on-next-xmit off
 	$A ip link set txsim0 mtu 1500; $B ip link set txsim1 mtu 1500
+	$A tc qdisc replace dev txsim0 root pfifo_fast
 	case $1 in
 	prompt) ;;
+	netem) $A tc qdisc replace dev txsim0 root netem delay 2ms limit 100000 ;;
 	delay2000) $A ethtool -C txsim0 tx-usecs 2000 ;;
 	delay4000) $A ethtool -C txsim0 tx-usecs 4000 ;;
 	delay2000-mtu9000|delay4000-mtu9000)
@@ -87,7 +89,7 @@ txsim_case() {	# NAME: put txsim0 into the case's configuration
 }
 
 # LAB_DIAG_TXSIM_CASES picks cases while developing (empty: none); CI runs them all.
-TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt delay2000 delay4000 delay2000-mtu9000 delay4000-mtu9000 orphan next-xmit cqe}
+TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt delay2000 delay4000 delay2000-mtu9000 delay4000-mtu9000 orphan next-xmit cqe netem}
 if [ -z "$TXSIM_CASES" ]; then
 	:
 elif ip link show txsim0 >/dev/null 2>&1; then
@@ -116,6 +118,10 @@ elif ip link show txsim0 >/dev/null 2>&1; then
 			orphan) check txsim-orphan "orphans-at-xmit" ;;
 			next-xmit) check txsim-next-xmit "completion-stalls" ;;
 			cqe) check txsim-cqe "delayed-completion" ;;
+			# a delay that is not in the driver: netem holds each skb 2 ms, but orphans
+			# it on enqueue (skb_orphan_partial), so TSQ does not wait for it and one
+			# flow keeps line rate; the driver completes promptly
+			netem) check txsim-netem "prompt-completion" ;;
 			esac
 		done
 	else
@@ -148,10 +154,11 @@ if lab_split ee0 ee1; then
 	lab_unsplit
 	check e1000e-default "prompt-completion"
 	# rx-usecs 8000 is e1000e's ITR, which gates its TX cleanup: one skb alone waits ~4 ms
-	# (half the 8 ms interval). Under bulk load qemu's e1000e still carries one flow at line
-	# rate, so the model (D costs 30%+) and the measurement disagree: the right answer here is
-	# inconclusive, never delayed (the measurement says no loss) nor prompt (D is 4 ms).
-	check e1000e-itr8000 "inconclusive" 4000
+	# (half the 8 ms interval). Under bulk load qemu's e1000e is bimodal from run to run: one
+	# flow either stays near line rate (the model's 35% cost is not seen: inconclusive, the
+	# data cannot decide) or is capped the way the model says (measured 64%, model 64%:
+	# delayed-completion). Both are right; prompt-completion never is (D is 4 ms).
+	check e1000e-itr8000 "delayed-completion|inconclusive" 4000
 else
 	ktap_fail "e1000e pair in two namespaces"
 fi
