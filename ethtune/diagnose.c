@@ -12,6 +12,7 @@
 #include <linux/ethtool_netlink.h>
 
 #include "commands.h"
+#include "diagnose.h"
 #include "devobj.h"
 #include "devset.h"
 #include "drvdb.h"
@@ -21,22 +22,6 @@
 #include "sweep.h"
 #include "txlat_run.h"
 
-/*
- * A finding is material when it costs one flow at least this share of what the device can
- * carry (its line rate, or two flows where the line rate is unknown), with the whole
- * confidence interval beyond it. It is a statement about impact, not about the size of a
- * delay: a delay is judged by the model at this device's rate and this kernel's TSQ rules.
- */
-#define MATERIAL 0.10
-/* Completions "far later than the setting allows": beyond this many times the setting plus
- * the host's timer floor and the skb's serialization. */
-#define LATE_FACTOR 4.0
-#define MAX_ROUNDS  12
-#define MAX_EV	    6
-#define MAX_ACT	    4
-
-enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_QDISC, F_CPU, F__N };
-
 static const char *const finding_names[] = {
 	[F_SOFTWARE] = "software-device",
 	[F_ORPHAN] = "orphans-at-xmit",
@@ -45,69 +30,6 @@ static const char *const finding_names[] = {
 	[F_LARGE_MTU] = "large-mtu-collapse",
 	[F_QDISC] = "qdisc-holds-skbs",
 	[F_CPU] = "cpu-bound",
-};
-
-#define H_PROMPT       F__N
-#define H_INCONCLUSIVE (F__N + 1)
-
-struct finding {
-	bool on;
-	double loss, loss_lo, loss_hi; /* share of one flow's attainable throughput; NaN n/a */
-	char ev[MAX_EV][256];
-	unsigned int nev;
-};
-
-struct action {
-	char cmd[200];
-	char effect[200];
-};
-
-/* Interleaved one-flow / two-flow rounds. */
-struct flows {
-	unsigned int n;
-	double one[MAX_ROUNDS], two[MAX_ROUNDS], wait_us[MAX_ROUNDS];
-	struct et_ci c1, c2;
-	double welch_p;	 /* one vs two flows */
-	double wait_med; /* median time a byte waits below TCP in one flow, us (NaN unmeasured) */
-	double proc_cpu; /* sending process, % of one CPU, mean */
-	double sys_cpu;	 /* whole host, %, mean */
-};
-
-struct diag {
-	char driver[32], kind[32], qdisc[32];
-	int speed; /* Mb/s, -1 unknown */
-	uint32_t mtu, max_mtu, gso;
-	struct et_vals coal;
-	bool have_coal;
-	const struct drv_info *di;
-	const char *knob; /* the coalescing keyword that governs TX completion (drvdb) */
-	const struct drv_param *knob_dp;
-	double allowed_us; /* the longest completion delay the setting allows; NaN unknown */
-	uint64_t tsq_now;  /* tcp_limit_output_bytes now */
-	bool paced;	   /* the probes' flows are paced (bbr or fq) */
-	double floor_us;   /* timer wake-up lateness of this host (NaN unknown) */
-	double rtt_us;	   /* request/response round trip, p50 */
-	struct txlat_sample tl;
-	double ser_us;	      /* serialization of the traced skbs at the line rate */
-	double D, D_lo, D_hi; /* completion delay beyond serialization, us; NaN unknown */
-	const char *d_src;    /* where D came from */
-	double line_mbps;     /* goodput at the line rate (model), NaN unknown */
-	double ref_mbps;      /* what one flow is measured against */
-	const char *ref_what; /* "line rate" or "two flows" */
-	struct flows fl;
-	bool did_flows;
-	double loss, loss_lo, loss_hi; /* measured, one flow against ref */
-	struct model_in mi;
-	double mloss, mloss_lo, mloss_hi; /* the model's, at D, D_lo, D_hi */
-	bool did_tsq, did_mtu;
-	struct tsq_sweep tsq;
-	struct mtu_sweep mtus;
-	struct finding f[F__N];
-	int headline;
-	char why[400]; /* inconclusive: why, and what run would decide */
-	struct action act[MAX_ACT];
-	unsigned int nact;
-	double elapsed_s;
 };
 
 static void ev(struct diag *d, enum finding_kind k, const char *fmt, ...)
@@ -230,16 +152,15 @@ static bool coal_on(const struct diag *d, unsigned int attr)
 /* The model of this device: line rate, TSQ limit and the rules of the running kernel, the
  * MTU and skb size, the measured round trip, and how the device turns completions into an
  * interrupt (CQE mode restarts its timer; next-xmit drivers reap on the next transmit). */
-static void model_setup(struct diag *d, double rate_mbps)
+static void model_setup(struct diag *d, double rate_mbps, const char *release)
 {
 	struct model_in *in = &d->mi;
-	struct utsname u;
 
 	model_defaults(in);
 	in->rate_bps = rate_mbps * 1e6;
 	in->tsq = d->tsq_now;
-	if (!uname(&u))
-		model_set_kernel(in, u.release, d->paced);
+	if (release)
+		model_set_kernel(in, release, d->paced);
 	in->mtu = d->mtu >= 576 ? d->mtu : 1500;
 	in->gso_size = d->gso >= in->mtu && d->gso <= 65536 ? d->gso : 65536;
 	in->rtt_us = d->rtt_us > 0 ? d->rtt_us : -1;
@@ -275,11 +196,6 @@ static double goodput_mbps(const struct model_in *base, double rate_mbps)
 
 	in.rate_bps = rate_mbps * 1e6;
 	return model_derive(&in, &mo) ? rate_mbps * 0.94 : mo.goodput_max_bps / 1e6;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	return cmp_double(a, b);
 }
 
 /* One and two flows in interleaved rounds (ABBA order, so drift hits both alike) until both
@@ -347,7 +263,7 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 			w[nw++] = fl->wait_us[i];
 	fl->wait_med = NAN;
 	if (nw) {
-		qsort(w, nw, sizeof(w[0]), cmp_dbl);
+		qsort(w, nw, sizeof(w[0]), cmp_double);
 		fl->wait_med = nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2;
 	}
 	return 0;
@@ -519,7 +435,7 @@ static void decide_orphan(const char *dev, struct diag *d)
 }
 
 /* Decide among the findings that cost throughput; the headline explains most of the loss. */
-static void decide(const char *dev, struct diag *d)
+void diag_decide(const char *dev, struct diag *d)
 {
 	double late_at = NAN, best = -1;
 	bool late, explained;
@@ -779,11 +695,28 @@ static void print_cost(const struct diag *d)
 			   "columns are the same)\n");
 }
 
+const char *diag_headline(const struct diag *d)
+{
+	return d->headline == H_PROMPT	       ? "prompt-completion"
+	       : d->headline == H_INCONCLUSIVE ? "inconclusive"
+					       : finding_names[d->headline];
+}
+
+void diag_judge(struct diag *d, double rate_mbps, const char *release)
+{
+	model_setup(d, rate_mbps, release);
+	if (!d->did_flows)
+		return;
+	d->line_mbps = d->speed > 0 ? goodput_mbps(&d->mi, d->speed) : NAN;
+	measured_loss(d);
+	d->mloss = model_loss(&d->mi, d->D, 0, 0);
+	d->mloss_lo = model_loss(&d->mi, d->D_lo, 0, 0);
+	d->mloss_hi = model_loss(&d->mi, d->D_hi, 0, 0);
+}
+
 static void print_diag(const struct diag *d)
 {
-	const char *h = d->headline == H_PROMPT		? "prompt-completion"
-			: d->headline == H_INCONCLUSIVE ? "inconclusive"
-							: finding_names[d->headline];
+	const char *h = diag_headline(d);
 	unsigned int i;
 
 	print_string(PRINT_ANY, "verdict", "\nheadline: %s", h);
@@ -890,13 +823,15 @@ static void print_diag(const struct diag *d)
 
 static void usage_line(void)
 {
-	et_err("usage: ethtune diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] "
-	       "[--duration S] [--budget S] [--tsq-sweep] [--mtu-sweep] [--no-txlat] [--svg FILE]");
+	printf("usage: ethtune diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] "
+	       "[--duration S] [--budget S] [--tsq-sweep] [--mtu-sweep] [--no-txlat] [--svg "
+	       "FILE]\n");
 }
 
 int cmd_diagnose(int argc, char **argv)
 {
 	struct sweep_opts o;
+	struct utsname u;
 	struct diag *d;
 	struct probe_result *r;
 	bool mtu_sweep = false, no_txlat = false, tsq_sweep = false;
@@ -940,8 +875,7 @@ int cmd_diagnose(int argc, char **argv)
 		} else if (argv[i][0] != '-' && !o.dev) {
 			o.dev = argv[i];
 		} else {
-			et_err("diagnose: unknown option '%s'", argv[i]);
-			usage_line();
+			et_err("diagnose: unknown option '%s' (ethtune diagnose --help)", argv[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -1010,18 +944,15 @@ int cmd_diagnose(int argc, char **argv)
 	}
 
 	/* 4. Judge: the model at this device's rate (or, unknown, what two flows carry). */
-	if (d->did_flows) {
-		model_setup(d, d->speed > 0 ? d->speed : fmax(d->fl.c2.mean, d->fl.c1.mean) / 0.94);
-		d->line_mbps = d->speed > 0 ? goodput_mbps(&d->mi, d->speed) : NAN;
-		measured_loss(d);
-		d->mloss = model_loss(&d->mi, d->D, 0, 0);
-		d->mloss_lo = model_loss(&d->mi, d->D_lo, 0, 0);
-		d->mloss_hi = model_loss(&d->mi, d->D_hi, 0, 0);
-	} else {
-		model_setup(d, d->speed > 0 ? d->speed : 10000);
-	}
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "6.16");
+	if (d->did_flows)
+		diag_judge(d, d->speed > 0 ? d->speed : fmax(d->fl.c2.mean, d->fl.c1.mean) / 0.94,
+			   u.release);
+	else
+		diag_judge(d, d->speed > 0 ? d->speed : 10000, u.release);
 	d->elapsed_s = et_now_s() - t0;
-	decide(o.dev, d);
+	diag_decide(o.dev, d);
 	print_diag(d);
 	if (o.svg) {
 		struct svg_hist h = { .n = d->tl.nhist };
