@@ -23,13 +23,9 @@
 #include "txlat_run.h"
 
 static const char *const finding_names[] = {
-	[F_SOFTWARE] = "software-device",
-	[F_ORPHAN] = "orphans-at-xmit",
-	[F_STALL] = "completion-stalls",
-	[F_DELAYED] = "delayed-completion",
-	[F_LARGE_MTU] = "large-mtu-collapse",
-	[F_QDISC] = "qdisc-holds-skbs",
-	[F_CPU] = "cpu-bound",
+	[F_SOFTWARE] = "software-device",     [F_ORPHAN] = "orphans-at-xmit",
+	[F_STALL] = "completion-stalls",      [F_DELAYED] = "delayed-completion",
+	[F_LARGE_MTU] = "large-mtu-collapse", [F_CPU] = "cpu-bound",
 };
 
 static void ev(struct diag *d, enum finding_kind k, const char *fmt, ...)
@@ -113,7 +109,6 @@ static int read_state(const char *dev, struct diag *d)
 	d->max_mtu = (uint32_t)l.v.v[IFLA_MAX_MTU];
 	d->gso = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
 	d->paced = !strcmp(l.qdisc, "fq");
-	snprintf(d->qdisc, sizeof(d->qdisc), "%s", l.qdisc);
 	ret = nl_open_genl(&eth, "ethtool");
 	if (ret)
 		return ret;
@@ -526,21 +521,7 @@ void diag_decide(const char *dev, struct diag *d)
 				   "cqe-mode-tx is on: the completion timer restarts with every "
 				   "completion, so a busy ring waits for its quiet end");
 		}
-		/* Bytes wait below TCP far longer than the driver holds them: the qdisc holds
-		 * them, and TSQ counts them all the same. */
-		if (!late && !explained && !isnan(d->fl.wait_med) &&
-		    model_loss(&d->mi, d->fl.wait_med - d->D_hi, 0, 0) >= MATERIAL) {
-			finding(d, F_QDISC, d->loss, d->loss_lo, d->loss_hi);
-			ev(d, F_QDISC,
-			   "under one bulk flow a byte waits %.0f us below TCP (sk_wmem_alloc / "
-			   "throughput) but only %.0f us [%.0f, %.0f] in the driver (txlat): the "
-			   "rest is in the qdisc (%s), which TSQ counts as well",
-			   d->fl.wait_med, d->D, d->D_lo, d->D_hi, d->qdisc[0] ? d->qdisc : "?");
-			ev(d, F_QDISC,
-			   "measured: one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f",
-			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps);
-		}
-		if (!late && !d->f[F_QDISC].on && (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) &&
+		if (!late && (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) &&
 		    (!explained || d->mloss_hi < 0.5 * d->loss)) {
 			double e = d->loss - (explained ? d->mloss_hi : 0);
 
@@ -562,16 +543,6 @@ void diag_decide(const char *dev, struct diag *d)
 		}
 	if (d->headline == F_DELAYED)
 		remedies_delayed(dev, d);
-	if (d->headline == F_QDISC) {
-		char eff[200];
-
-		snprintf(
-			eff, sizeof(eff),
-			"without the qdisc's wait the model predicts one flow loses %.0f%% instead "
-			"of the measured %.0f%%",
-			100 * d->mloss, 100 * d->loss);
-		act(d, eff, "tc qdisc replace dev %s root pfifo_fast", dev);
-	}
 	if (d->headline == F_STALL) {
 		const char *flag = priv_flag_on(dev, d, "next xmit");
 

@@ -26,7 +26,7 @@
 #define MAX_EV	    6
 #define MAX_ACT	    4
 
-enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_QDISC, F_CPU, F__N };
+enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_CPU, F__N };
 
 #define H_PROMPT       F__N
 #define H_INCONCLUSIVE (F__N + 1)
@@ -55,7 +55,7 @@ struct flows {
 };
 
 struct diag {
-	char driver[32], kind[32], qdisc[32];
+	char driver[32], kind[32];
 	int speed; /* Mb/s, -1 unknown */
 	uint32_t mtu, max_mtu, gso;
 	struct et_vals coal;
