@@ -29,7 +29,7 @@ serve_b() {
 run() {
 	local name=$1 a=$2 b=$3 t0=$(date +%s) rc
 	ip netns exec $LAB_NS_A "$ET" --json diagnose "$a" --peer 198.18.0.2 --peer-dev "$b" \
-		--peer-netns $LAB_NS_B --duration 1 --warmup 0.3 --budget 20 \
+		--peer-netns $LAB_NS_B --duration 1 --warmup 0.3 --budget 30 \
 		>"$T/$name.json" 2>"$T/$name.err"
 	rc=$?
 	[ $rc -eq 0 ] || { sed 's/^/#   /' "$T/$name.err"; return $rc; }
