@@ -109,6 +109,19 @@ void stats_mean_ci(const double *v, unsigned int n, double level, struct et_ci *
 	c->hi = c->mean + c->half;
 }
 
+double stats_mean_finite(const double *v, unsigned int n)
+{
+	double m = 0;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i])) {
+			m += v[i];
+			k++;
+		}
+	return k ? m / k : NAN;
+}
+
 static void mean_var(const double *v, unsigned int n, double *m, double *var)
 {
 	unsigned int i;

@@ -262,8 +262,6 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, struct t
 	struct probe_result *r = calloc(1, sizeof(*r));
 	char what[96], lb[24];
 	struct et_ci c;
-	double w = 0;
-	unsigned int k, nw = 0;
 	int ret;
 
 	if (!r)
@@ -286,12 +284,7 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, struct t
 		stats_mean_ci(p->rep_mbps, p->nrep, 95, &c);
 		p->mbps = c.mean;
 		p->mbps_half = c.half;
-		for (k = 0; k < p->nrep; k++)
-			if (!isnan(p->rep_wmem[k])) {
-				w += p->rep_wmem[k];
-				nw++;
-			}
-		p->wmem = nw ? w / nw : NAN;
+		p->wmem = stats_mean_finite(p->rep_wmem, p->nrep);
 		p->residence_us = p->mbps > 0 ? p->wmem * 8 / p->mbps : NAN;
 	}
 	free(r);

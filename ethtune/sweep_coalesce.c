@@ -130,24 +130,11 @@ static void say(const char *msg)
 	et_warn("%s", msg);
 }
 
-static double mean_of(const double *v, unsigned int n)
-{
-	double m = 0;
-	unsigned int i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (!isnan(v[i])) {
-			m += v[i];
-			k++;
-		}
-	return k ? m / k : NAN;
-}
-
 static void point_means(struct coal_point *p)
 {
-	p->mbps = mean_of(p->rep_mbps, p->nrep);
-	p->mbps_constrained = mean_of(p->rep_mbpsc, p->nrep);
-	p->rr_p50_us = mean_of(p->rep_p50, p->nrep);
+	p->mbps = stats_mean_finite(p->rep_mbps, p->nrep);
+	p->mbps_constrained = stats_mean_finite(p->rep_mbpsc, p->nrep);
+	p->rr_p50_us = stats_mean_finite(p->rep_p50, p->nrep);
 }
 
 /* Set setting k (its values from the spec's cross product) and measure it once. */

@@ -167,6 +167,8 @@ struct et_ci {
 	unsigned int n;
 };
 void stats_mean_ci(const double *v, unsigned int n, double level, struct et_ci *c);
+/* Mean of the values that are not NaN; NaN when there are none. */
+double stats_mean_finite(const double *v, unsigned int n);
 /* Welch's unequal-variance t-test: two-sided p-value for "the means of a and b differ"
  * (df by Welch-Satterthwaite, rounded down). 1 when either sample has fewer than 2 values. */
 double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned int nb);
