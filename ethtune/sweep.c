@@ -199,8 +199,9 @@ static void residence_delay(struct tsq_sweep *s)
 }
 
 /* What the wire allows: goodput per wire byte (rho) from the MTU and GSO size, the line rate
- * (0 unknown) and the serialization of one full skb at it. One read of the link and driver. */
-static void dev_wire(const char *dev, struct tsq_sweep *s)
+ * (0 unknown) and the serialization of one full skb at it. One read of the link and driver;
+ * *in is left describing the device for tsq_effective(). */
+static void dev_wire(const char *dev, struct tsq_sweep *s, struct model_in *inp)
 {
 	struct et_drvinfo di = {};
 	struct model_in in;
@@ -226,22 +227,18 @@ static void dev_wire(const char *dev, struct tsq_sweep *s)
 		s->line_mbps = di.speed;
 		s->ser_us = in.gso_size * 8.0 / di.speed;
 	}
+	in.rate_bps = s->line_mbps > 0 ? s->line_mbps * 1e6 : 10e9;
+	*inp = in;
 }
 
 /* What the kernel makes of each sysctl value: min(max(2 * truesize, pacing_rate >> 10), sysctl)
  * for the flows it applies to (pacing rate taken as the line rate), the sysctl not at all for
  * paced flows before 6.16. */
-static void tsq_effective(const char *dev, struct tsq_sweep *s)
+static void tsq_effective(struct model_in in, struct tsq_sweep *s)
 {
-	struct model_in in;
 	struct model_out mo;
-	struct et_link l;
 	unsigned int i;
 
-	model_defaults(&in);
-	in.rate_bps = s->line_mbps > 0 ? s->line_mbps * 1e6 : 10e9;
-	if (!link_get_dev(dev, &l) && l.v.v[IFLA_MTU] >= 576)
-		in.mtu = (uint32_t)l.v.v[IFLA_MTU];
 	for (i = 0; i < s->n; i++) {
 		in.tsq = s->p[i].limit;
 		if (model_derive(&in, &mo))
@@ -317,6 +314,7 @@ static int tsq_passes(const struct sweep_opts *o, struct tsq_sweep *s, unsigned 
 
 int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t errlen)
 {
+	struct model_in dev_in;
 	struct sweep_opts po = *o;
 	double t0 = et_now_s(), fac, best = 0, L[SWEEP_MAX_POINTS], X[SWEEP_MAX_POINTS];
 	unsigned int npts, i, k;
@@ -330,7 +328,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 	snprintf(po.cc, sizeof(po.cc), "%s", s->cc);
 	if (!sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)))
 		s->tsq_before = strtoull(buf, NULL, 10);
-	dev_wire(o->dev, s);
+	dev_wire(o->dev, s, &dev_in);
 	npts = o->points ? o->points
 			 : (unsigned int)lround(log2((double)o->tsq_max / o->tsq_min)) + 1;
 	if (npts < 3)
@@ -370,7 +368,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 		L[i] = (double)s->p[i].limit;
 		X[i] = s->p[i].mbps * 1e6;
 	}
-	tsq_effective(o->dev, s);
+	tsq_effective(dev_in, s);
 	/* A fit is a model only if it describes the points: its rmse within a tenth of the
 	 * plateau, and the interval of D above zero. */
 	if (s->n < 3) {
