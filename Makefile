@@ -13,10 +13,10 @@ LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lmnl -ljans
 
 # Every C file under ethtune/ and the user-space backends under drivers/*/ are part of the tool.
 # Kernel modules live in drivers/*/kmod/ and are built by the lab, not here.
-TOOL_SRCS	:= $(wildcard ethtune/*.c) $(wildcard drivers/*/*.c)
+TOOL_SRCS	:= $(wildcard ethtune/*/*.c) $(wildcard drivers/*/*.c)
 -include mk/*.mk
 TOOL_OBJS	:= $(patsubst %.c,$(O)/obj/%.o,$(TOOL_SRCS))
-LIB_OBJS	:= $(filter-out $(O)/obj/ethtune/main.o,$(TOOL_OBJS))
+LIB_OBJS	:= $(filter-out $(O)/obj/ethtune/cli/main.o,$(TOOL_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
@@ -29,7 +29,7 @@ $(O)/ethtune: $(TOOL_OBJS) $(EXTRA_OBJS)
 $(O)/libethtune.a: $(LIB_OBJS) $(EXTRA_OBJS)
 	$(AR) rcs $@ $^
 
-$(O)/obj/%.o: %.c $(wildcard include/*.h) $(EXTRA_DEPS)
+$(O)/obj/%.o: %.c $(wildcard include/*/*.h) $(EXTRA_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -61,7 +61,7 @@ install: all
 	cp -r profiles/. $(DESTDIR)$(PREFIX)/share/ethtune/profiles/
 
 format:
-	clang-format -i $(TOOL_SRCS) include/*.h tests/unit/*.c
+	clang-format -i $(TOOL_SRCS) include/*/*.h tests/unit/*.c
 
 clean:
 	rm -rf $(O)

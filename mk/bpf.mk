@@ -1,6 +1,6 @@
 # BPF skeletons (ethtune txlat): clang -target bpf, then bpftool gen skeleton into $(O)/.
 # vmlinux.h comes from the build host's BTF when it has one; otherwise (or with
-# BPF_VMLINUX=min) from ethtune/bpf/vmlinux_min.h, which is enough because CO-RE relocates
+# BPF_VMLINUX=min) from ethtune/trace/bpf/vmlinux_min.h, which is enough because CO-RE relocates
 # every field against the running kernel's BTF at load time.
 CLANG		?= clang
 BPFTOOL		?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
@@ -9,22 +9,22 @@ BPF_VMLINUX	?= $(if $(wildcard $(VMLINUX_BTF)),btf,min)
 BPF_ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' \
 			-e 's/s390x/s390/' -e 's/riscv64/riscv/')
 BPF_MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
-BPF_CFLAGS	:= -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O)/bpf -Iethtune/bpf \
+BPF_CFLAGS	:= -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O)/bpf -Iethtune/trace/bpf \
 		   $(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH))
-BPF_SRCS	:= $(wildcard ethtune/bpf/*.bpf.c)
-BPF_SKELS	:= $(patsubst ethtune/bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
+BPF_SRCS	:= $(wildcard ethtune/trace/bpf/*.bpf.c)
+BPF_SKELS	:= $(patsubst ethtune/trace/bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 
-$(O)/bpf/vmlinux.h: $(if $(filter btf,$(BPF_VMLINUX)),$(VMLINUX_BTF),ethtune/bpf/vmlinux_min.h)
+$(O)/bpf/vmlinux.h: $(if $(filter btf,$(BPF_VMLINUX)),$(VMLINUX_BTF),ethtune/trace/bpf/vmlinux_min.h)
 	@mkdir -p $(dir $@)
 ifeq ($(BPF_VMLINUX),btf)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp || \
-		cp ethtune/bpf/vmlinux_min.h $@.tmp
+		cp ethtune/trace/bpf/vmlinux_min.h $@.tmp
 else
-	cp ethtune/bpf/vmlinux_min.h $@.tmp
+	cp ethtune/trace/bpf/vmlinux_min.h $@.tmp
 endif
 	mv $@.tmp $@
 
-$(O)/bpf/%.bpf.o: ethtune/bpf/%.bpf.c ethtune/bpf/%.h $(O)/bpf/vmlinux.h
+$(O)/bpf/%.bpf.o: ethtune/trace/bpf/%.bpf.c ethtune/trace/bpf/%.h $(O)/bpf/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # "gen object" links the object and drops its DWARF: the skeleton embeds only what loads.
@@ -33,6 +33,6 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $(O)/bpf/$*.lbpf.o name $*_bpf > $@.tmp
 	mv $@.tmp $@
 
-CFLAGS		+= -I$(O)/bpf -Iethtune/bpf
+CFLAGS		+= -I$(O)/bpf -Iethtune/trace/bpf
 EXTRA_DEPS	+= $(BPF_SKELS)
 EXTRA_LDLIBS	+= $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)

@@ -43,6 +43,12 @@ for suite in $SUITES; do
 			[ -x "$t" ] || continue
 			case ${t##*/} in $FILTER) ;; *) continue ;; esac
 			CMOCKA_MESSAGE_OUTPUT=TAP run_one "unit/${t##*/}" 120 "$t"
+		done
+		# checks of the source tree itself (layering, knowledge in step)
+		for t in tests/unit/*.sh; do
+			[ -f "$t" ] || continue
+			case ${t##*/} in $FILTER) ;; *) continue ;; esac
+			run_one "unit/${t##*/}" 120 bash "$t"
 		done ;;
 	ns|lab)
 		for t in tests/$suite/*.sh; do

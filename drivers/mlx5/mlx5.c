@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ethtune.h"
-#include "json_print.h"
-#include "rdma.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "probe/rdma.h"
 
 const char *rdma_sysfs_root = "/sys";
 

@@ -3,9 +3,9 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 
-#include "ethtune.h"
-#include "json_print.h"
-#include "rdma.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "probe/rdma.h"
 
 struct bitname {
 	uint64_t bit;

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 
-#include "rdma.h"
+#include "probe/rdma.h"
 
 /* Inline verbs and macros need a real function to sit in the table. */
 static const char *v_get_device_name(struct ibv_device *dev)

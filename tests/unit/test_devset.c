@@ -13,11 +13,11 @@
 #include <linux/if_link.h>
 #include <cmocka.h>
 
-#include "devobj.h"
-#include "devset.h"
-#include "ethtool_attrs.h"
-#include "journal.h"
-#include "nl.h"
+#include "nl/devobj.h"
+#include "state/devset.h"
+#include "nl/ethtool_attrs.h"
+#include "state/journal.h"
+#include "nl/nl.h"
 
 /* What the fake device and kernel did, in order: "journal KEY=OLD", "down", "set", "up". */
 static char events[16][128];

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "diagnose.h"
+#include "analysis/diagnose.h"
 
 /* A txsim-like device at 1000 Mb/s on a 6.1 kernel (sysctl 1 MiB, unpaced), 5 ms round trip. */
 static struct diag *dev_1g(double d, double lo, double hi)

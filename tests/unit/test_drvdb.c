@@ -8,8 +8,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "drvdb.h"
-#include "json_print.h"
+#include "knowledge/drvdb.h"
+#include "out/json_print.h"
 
 static void test_lookup(void **state)
 {

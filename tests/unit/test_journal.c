@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "devset.h"
-#include "ethtune.h"
-#include "journal.h"
+#include "state/devset.h"
+#include "util/ethtune.h"
+#include "state/journal.h"
 
 /* Every restore request is recorded here instead of touching a device. */
 static char calls[16][256];

@@ -17,9 +17,9 @@
 #include <jansson.h>
 #include <infiniband/mlx5dv.h>
 
-#include "ethtune.h"
-#include "json_print.h"
-#include "rdma.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "probe/rdma.h"
 
 static struct ibv_device dev_mlx5, dev_rxe;
 static struct ibv_device *dev_list[] = { &dev_mlx5, &dev_rxe, NULL };

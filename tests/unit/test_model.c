@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "model.h"
+#include "cli/commands.h"
+#include "analysis/model.h"
 
 static void mlx4_in(struct model_in *in, double usecs)
 {

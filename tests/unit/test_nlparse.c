@@ -10,9 +10,9 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 
-#include "devobj.h"
-#include "ethtool_attrs.h"
-#include "nl.h"
+#include "nl/devobj.h"
+#include "nl/ethtool_attrs.h"
+#include "nl/nl.h"
 
 static size_t load(const char *name, char *buf, size_t cap)
 {

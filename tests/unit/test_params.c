@@ -7,9 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "devobj.h"
-#include "ethtool_attrs.h"
-#include "ethtune.h"
+#include "nl/devobj.h"
+#include "nl/ethtool_attrs.h"
+#include "util/ethtune.h"
 
 static void check_unique(const struct et_param *p, unsigned int n)
 {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "profile.h"
+#include "knowledge/profile.h"
 
 static struct profile P;
 static char err[512];

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "probe.h"
+#include "probe/probe.h"
 
 static char err[256];
 

@@ -16,9 +16,9 @@
 #include <jansson.h>
 #include <infiniband/mlx5dv.h>
 
-#include "commands.h"
-#include "ethtune.h"
-#include "rdma.h"
+#include "cli/commands.h"
+#include "util/ethtune.h"
+#include "probe/rdma.h"
 
 /* ---- fake backend ---- */
 

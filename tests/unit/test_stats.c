@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "probe.h"
+#include "probe/probe.h"
 
 static void test_mean_ci(void **state)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "txlat_run.h"
+#include "trace/txlat_run.h"
 
 static void test_single_queue(void **state)
 {

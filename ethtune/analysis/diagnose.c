@@ -1,0 +1,947 @@
+/* ethtune diagnose: findings on a device's TX completion, judged by their cost to one flow. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+#include <linux/if_link.h>
+#include <linux/ethtool_netlink.h>
+
+#include "cli/commands.h"
+#include "analysis/diagnose.h"
+#include "nl/devobj.h"
+#include "state/devset.h"
+#include "knowledge/drvdb.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "analysis/model.h"
+#include "analysis/sweep.h"
+#include "trace/txlat_run.h"
+
+static const char *const finding_names[] = {
+	[F_SOFTWARE] = "software-device",     [F_ORPHAN] = "orphans-at-xmit",
+	[F_STALL] = "completion-stalls",      [F_DELAYED] = "delayed-completion",
+	[F_LARGE_MTU] = "large-mtu-collapse", [F_CPU] = "cpu-bound",
+};
+
+static void ev(struct diag *d, enum finding_kind k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ev(struct diag *d, enum finding_kind k, const char *fmt, ...)
+{
+	struct finding *f = &d->f[k];
+	va_list ap;
+
+	if (f->nev >= MAX_EV)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(f->ev[f->nev++], sizeof(f->ev[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void finding(struct diag *d, enum finding_kind k, double loss, double lo, double hi)
+{
+	d->f[k].on = true;
+	d->f[k].loss = loss;
+	d->f[k].loss_lo = lo;
+	d->f[k].loss_hi = hi;
+}
+
+static void act(struct diag *d, const char *effect, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void act(struct diag *d, const char *effect, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->nact >= MAX_ACT)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->act[d->nact].cmd, sizeof(d->act[0].cmd), fmt, ap);
+	va_end(ap);
+	snprintf(d->act[d->nact++].effect, sizeof(d->act[0].effect), "%s", effect);
+}
+
+static void inconclusive(struct diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void inconclusive(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->headline = H_INCONCLUSIVE;
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof(d->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Devices whose "completion" is the receiver consuming the skb: the driver knowledge says so,
+ * or the link kind is a software one. */
+static bool software_dev(const struct diag *d)
+{
+	static const char *const kinds[] = { "veth",   "tun",	  "tap",    "loopback",
+					     "bridge", "macvlan", "ipvlan", "vxlan",
+					     "dummy",  "geneve",  "netkit", NULL };
+	unsigned int i;
+
+	if (d->di && d->di->completion == DRV_COMPL_SOFTWARE)
+		return true;
+	for (i = 0; kinds[i]; i++)
+		if (!strcmp(d->kind, kinds[i]))
+			return true;
+	return false;
+}
+
+static int read_state(const char *dev, struct diag *d)
+{
+	struct nl_sock eth;
+	struct et_link l;
+	struct et_drvinfo di;
+	char buf[32];
+	int ret;
+
+	ret = link_get_dev(dev, &l);
+	if (ret)
+		return ret;
+	snprintf(d->kind, sizeof(d->kind), "%s", !strcmp(dev, "lo") ? "loopback" : l.kind);
+	d->mtu = (uint32_t)l.v.v[IFLA_MTU];
+	d->max_mtu = (uint32_t)l.v.v[IFLA_MAX_MTU];
+	d->gso = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
+	d->paced = !strcmp(l.qdisc, "fq");
+	ret = nl_open_genl(&eth, "ethtool");
+	if (ret)
+		return ret;
+	drvinfo_get(&eth, dev, &di);
+	snprintf(d->driver, sizeof(d->driver), "%s", di.ok ? di.driver : "");
+	d->speed = di.ok ? di.speed : -1;
+	d->have_coal = !obj_get(&eth, &et_coalesce, dev, &d->coal);
+	nl_close(&eth);
+	d->di = drvdb_lookup(d->driver);
+	d->allowed_us = NAN;
+	if (d->have_coal)
+		d->knob = drvdb_tx_knob(d->driver, &d->coal, &d->knob_dp);
+	if (d->knob && (!d->knob_dp || (d->knob_dp->unit && !strcmp(d->knob_dp->unit, "us")))) {
+		const struct et_param *p = obj_param(&et_coalesce, d->knob);
+		double v = (double)d->coal.v[p->attr];
+
+		if (d->knob_dp && d->knob_dp->mode_below && v > 0 && v < d->knob_dp->mode_below)
+			v = d->knob_dp->dynamic_max_us;
+		d->allowed_us = v;
+	} else if (d->knob) {
+		d->allowed_us = 0; /* a frame count or mode switch: completion follows the IRQ */
+	}
+	d->tsq_now = 4194304;
+	if (!sysctl_get("net.ipv4.tcp_limit_output_bytes", buf, sizeof(buf)))
+		d->tsq_now = strtoull(buf, NULL, 10);
+	if (!sysctl_get("net.ipv4.tcp_congestion_control", buf, sizeof(buf)) && !strcmp(buf, "bbr"))
+		d->paced = true;
+	return 0;
+}
+
+static bool coal_on(const struct diag *d, unsigned int attr)
+{
+	return d->have_coal && vals_has(&d->coal, attr) && d->coal.v[attr];
+}
+
+/* The model of this device: line rate, TSQ limit and the rules of the running kernel, the
+ * MTU and skb size, the measured round trip, and how the device turns completions into an
+ * interrupt (CQE mode restarts its timer; next-xmit drivers reap on the next transmit). */
+static void model_setup(struct diag *d, double rate_mbps, const char *release)
+{
+	struct model_in *in = &d->mi;
+
+	model_defaults(in);
+	in->rate_bps = rate_mbps * 1e6;
+	in->tsq = d->tsq_now;
+	if (release)
+		model_set_kernel(in, release, d->paced);
+	in->mtu = d->mtu >= 576 ? d->mtu : 1500;
+	in->gso_size = d->gso >= in->mtu && d->gso <= 65536 ? d->gso : 65536;
+	in->rtt_us = d->rtt_us > 0 ? d->rtt_us : -1;
+	in->timer = MODEL_TIMER_FIRST;
+	if (coal_on(d, ETHTOOL_A_COALESCE_USE_CQE_MODE_TX))
+		in->timer = MODEL_TIMER_RESTART;
+	if (d->di && d->di->completion == DRV_COMPL_NEXT_XMIT)
+		in->timer = MODEL_TIMER_NEXT_XMIT;
+}
+
+/* Share of one flow's attainable goodput the model says a completion delay of us costs. */
+static double model_loss(const struct model_in *base, double us, double rate_bps, uint64_t tsq)
+{
+	struct model_in in = *base;
+	struct model_out mo;
+
+	if (isnan(us))
+		return NAN;
+	if (rate_bps > 0)
+		in.rate_bps = rate_bps;
+	if (tsq && in.tsq < (1ULL << 40))
+		in.tsq = tsq;
+	in.tx_usecs = us;
+	if (model_predict(&in, &mo))
+		return NAN;
+	return fmax(0, 1 - mo.frac);
+}
+
+static double goodput_mbps(const struct model_in *base, double rate_mbps)
+{
+	struct model_in in = *base;
+	struct model_out mo;
+
+	in.rate_bps = rate_mbps * 1e6;
+	return model_derive(&in, &mo) ? rate_mbps * 0.94 : mo.goodput_max_bps / 1e6;
+}
+
+/* One and two flows in interleaved rounds (ABBA order, so drift hits both alike) until both
+ * means are known to within width (relative half-width of the 95% interval) or the budget is
+ * spent; at least 3 rounds. */
+static int measure_flows(const struct sweep_opts *o, struct diag *d, double width, double budget_s,
+			 char *err, size_t errlen)
+{
+	struct flows *fl = &d->fl;
+	struct probe_result *r = calloc(1, sizeof(*r));
+	double t0 = et_now_s(), w[MAX_ROUNDS];
+	unsigned int i, nw = 0;
+	int ret = 0;
+
+	if (!r)
+		return -ENOMEM;
+	memset(fl, 0, sizeof(*fl));
+	while (fl->n < MAX_ROUNDS) {
+		unsigned int k;
+		char what[64];
+
+		for (k = 0; k < 2 && !ret; k++) {
+			unsigned int flows = (fl->n % 2 == 0) == (k == 0) ? 1 : 2;
+
+			snprintf(what, sizeof(what), "round %u: %u flow%s", fl->n + 1, flows,
+				 flows > 1 ? "s" : "");
+			sweep_progress(o, 2 + fl->n, 2 + MAX_ROUNDS, what);
+			ret = sweep_probe(o, flows, PROBE_STREAM, 0, r, err, errlen);
+			if (ret)
+				break;
+			if (flows == 2) {
+				fl->two[fl->n] = r->mbps;
+				continue;
+			}
+			fl->one[fl->n] = r->mbps;
+			fl->wait_us[fl->n] = r->sender_ti.wmem_samples && r->mbps > 0
+						     ? r->sender_ti.wmem_alloc * 8 / r->mbps
+						     : NAN;
+			fl->proc_cpu += r->local.proc_cpu;
+			fl->sys_cpu += r->local.cpu_util;
+		}
+		if (ret)
+			break;
+		fl->n++;
+		if (fl->n < 3)
+			continue;
+		stats_mean_ci(fl->one, fl->n, 95, &fl->c1);
+		stats_mean_ci(fl->two, fl->n, 95, &fl->c2);
+		if (fl->c1.half <= width * fl->c1.mean && fl->c2.half <= width * fl->c2.mean)
+			break;
+		if (et_now_s() - t0 > budget_s)
+			break;
+	}
+	sweep_progress_done(o);
+	free(r);
+	if (ret)
+		return ret;
+	stats_mean_ci(fl->one, fl->n, 95, &fl->c1);
+	stats_mean_ci(fl->two, fl->n, 95, &fl->c2);
+	fl->welch_p = stats_welch_p(fl->one, fl->n, fl->two, fl->n);
+	fl->proc_cpu /= fl->n;
+	fl->sys_cpu /= fl->n;
+	for (i = 0; i < fl->n; i++)
+		if (!isnan(fl->wait_us[i]))
+			w[nw++] = fl->wait_us[i];
+	fl->wait_med = NAN;
+	if (nw) {
+		qsort(w, nw, sizeof(w[0]), cmp_double);
+		fl->wait_med = nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2;
+	}
+	return 0;
+}
+
+/* D from txlat: the median xmit-to-free under request/response (one skb in flight, so no ring
+ * queueing) less the skb's serialization, with the median's order-statistic interval. */
+static void delay_from_txlat(struct diag *d)
+{
+	double avg = d->tl.xmit ? (double)d->tl.bytes / (double)d->tl.xmit : 0;
+
+	d->D = d->D_lo = d->D_hi = NAN;
+	d->ser_us = d->speed > 0 && avg > 0 ? avg * 8 / d->speed : 0;
+	if (!d->tl.ok || isnan(d->tl.p50_us))
+		return;
+	d->D = fmax(0, d->tl.p50_us - d->ser_us);
+	d->D_lo = isnan(d->tl.p50_lo_us) ? d->D : fmax(0, d->tl.p50_lo_us - d->ser_us);
+	d->D_hi = isnan(d->tl.p50_hi_us) ? d->D : fmax(0, d->tl.p50_hi_us - d->ser_us);
+	d->d_src = "txlat, median xmit-to-free under request/response";
+}
+
+static void delay_from_sweep(struct diag *d)
+{
+	if (!isnan(d->D) || !d->did_tsq || !d->tsq.n_res)
+		return;
+	d->D = d->tsq.d_res_us;
+	d->D_lo = d->tsq.d_res_lo_us;
+	d->D_hi = d->tsq.d_res_hi_us;
+	d->d_src = "TSQ sweep, time a byte waits below TCP where TSQ throttles (quartiles)";
+}
+
+/* The measured loss of one flow against what the device can carry. */
+static void measured_loss(struct diag *d)
+{
+	const struct flows *fl = &d->fl;
+
+	d->ref_mbps = fl->c2.mean;
+	d->ref_what = "two flows (line rate unknown)";
+	if (!isnan(d->line_mbps)) {
+		d->ref_mbps = fmax(d->line_mbps, fl->c2.mean);
+		d->ref_what = d->ref_mbps > d->line_mbps ? "two flows (above the line rate)"
+							 : "line rate";
+	}
+	d->loss = 1 - fl->c1.mean / d->ref_mbps;
+	d->loss_lo = 1 - fl->c1.hi / d->ref_mbps;
+	d->loss_hi = 1 - fl->c1.lo / d->ref_mbps;
+	/* Against two flows the reference is itself uncertain: a loss needs Welch's test too. */
+	if (!strncmp(d->ref_what, "two", 3) && fl->welch_p >= 0.05)
+		d->loss_lo = fmin(d->loss_lo, 0);
+}
+
+static void remedies_delayed(const char *dev, struct diag *d)
+{
+	char eff[200];
+	double us, rest;
+
+	if (d->mi.timer == MODEL_TIMER_RESTART) {
+		struct model_in in = d->mi;
+
+		in.timer = MODEL_TIMER_FIRST;
+		snprintf(eff, sizeof(eff),
+			 "the timer no longer restarts on every completion: the model predicts one "
+			 "flow loses %.0f%% instead of %.0f%%",
+			 100 * model_loss(&in, d->D, 0, 0), 100 * d->mloss);
+		act(d, eff, "ethtune set %s coalesce cqe-mode-tx off", dev);
+	}
+	if (d->knob && !isnan(d->allowed_us) && d->knob_dp && d->knob_dp->unit &&
+	    !strcmp(d->knob_dp->unit, "us")) {
+		rest = fmax(0, d->D - d->allowed_us); /* the part of D the knob does not set */
+		us = model_max_tx_usecs(&d->mi, 1 - MATERIAL / 2);
+		if (us >= rest) {
+			snprintf(eff, sizeof(eff),
+				 "completion delay ~%.0f us: the model predicts one flow loses "
+				 "%.0f%% "
+				 "instead of %.0f%%",
+				 floor(us), 100 * model_loss(&d->mi, floor(us), 0, 0),
+				 100 * d->mloss);
+			act(d, eff, "ethtune set %s coalesce %s %.0f", dev, d->knob,
+			    floor(us - rest));
+		}
+	}
+	if (d->mi.tsq < (1ULL << 40)) {
+		uint64_t l = model_min_tsq(&d->mi, 1 - MATERIAL / 2);
+
+		if (l > d->tsq_now) {
+			struct model_in in = d->mi;
+
+			in.tsq = l;
+			in.tx_usecs = d->D;
+			snprintf(eff, sizeof(eff),
+				 "the model predicts one flow loses %.0f%% instead of %.0f%% (this "
+				 "kernel applies the limit to this flow)",
+				 100 * model_loss(&in, d->D, 0, l), 100 * d->mloss);
+			act(d, eff, "sysctl -w net.ipv4.tcp_limit_output_bytes=%llu",
+			    (unsigned long long)l);
+		}
+	}
+}
+
+/* A driver private flag that is on and whose knowledge entry mentions word. */
+static const char *priv_flag_on(const char *dev, const struct diag *d, const char *word)
+{
+	static char name[48];
+	struct et_bitset pf;
+	struct nl_sock ns;
+	unsigned int i, j;
+	int ret;
+
+	if (!d->di || nl_open_genl(&ns, "ethtool"))
+		return NULL;
+	ret = privflags_get(&ns, dev, &pf);
+	nl_close(&ns);
+	if (ret)
+		return NULL;
+	for (i = 0; i < d->di->n_params; i++) {
+		const struct drv_param *p = &d->di->params[i];
+
+		if (strncmp(p->key, "priv-flag:", 10) || !strcasestr(p->role, word))
+			continue;
+		for (j = 0; j < pf.n; j++)
+			if (!strcmp(pf.bit[j].name, p->key + 10) && pf.bit[j].active) {
+				snprintf(name, sizeof(name), "%s", pf.bit[j].name);
+				return name;
+			}
+	}
+	return NULL;
+}
+
+/* A 0|1 TX completion mode switch (virtio_net's tx-frames: napi_tx) set to 0. */
+static bool mode_switch_off(const struct diag *d)
+{
+	const struct drv_param *dp = d->knob_dp;
+	const struct et_param *p;
+
+	if (!d->knob || !dp ||
+	    !((dp->unit && !strcmp(dp->unit, "0|1")) || (dp->gran && !strcmp(dp->gran, "0|1"))))
+		return false;
+	p = obj_param(&et_coalesce, d->knob);
+	return p && !d->coal.v[p->attr];
+}
+
+static void decide_orphan(const char *dev, struct diag *d)
+{
+	const struct txlat_sample *t = &d->tl;
+	uint64_t orph = t->orphan_before_xmit + t->orphaned_after_xmit;
+	double lo, hi;
+	const char *flag;
+
+	if (!t->ok || t->tcp_skbs < 100)
+		return;
+	stats_wilson(orph, t->tcp_skbs, &lo, &hi);
+	if (lo <= 0.5)
+		return;
+	finding(d, F_ORPHAN, NAN, NAN, NAN);
+	ev(d, F_ORPHAN,
+	   "%.0f%% [%.0f, %.0f] of %llu TCP skbs were not owned by their socket when freed "
+	   "(txlat; Wilson 95%% interval)",
+	   100 * t->orphan_frac, 100 * lo, 100 * hi, (unsigned long long)t->tcp_skbs);
+	ev(d, F_ORPHAN,
+	   "TSQ and BQL cannot see this device's queue: one flow is not throttled by "
+	   "completions, and the queue it builds is invisible to the stack");
+	flag = priv_flag_on(dev, d, "orphan");
+	if (flag)
+		act(d, "skbs stay owned until completion: TSQ and BQL see the queue again",
+		    "ethtune set %s priv-flag %s off", dev, flag);
+	if (mode_switch_off(d))
+		act(d, "TX completion interrupts (napi_tx): skbs stay owned until completion",
+		    "ethtune set %s coalesce %s 1 --allow-link-down", dev, d->knob);
+}
+
+/* Decide among the findings that cost throughput; the headline explains most of the loss. */
+void diag_decide(const char *dev, struct diag *d)
+{
+	double late_at = NAN, best = -1;
+	bool late, explained;
+	int k;
+
+	d->headline = H_PROMPT;
+	if (software_dev(d)) {
+		finding(d, F_SOFTWARE, NAN, NAN, NAN);
+		ev(d, F_SOFTWARE,
+		   "%s is a software device (%s): its \"completion\" is the receiver consuming the "
+		   "skb, not hardware; nothing here is a driver's TX completion",
+		   dev, d->kind[0] ? d->kind : d->driver);
+		if (d->tl.ok && d->tl.tcp_skbs)
+			ev(d, F_SOFTWARE,
+			   "%.0f%% of TCP skbs left their socket before the free (%s)",
+			   100 * d->tl.orphan_frac, d->tl.free_is[0] ? d->tl.free_is : "receiver");
+		d->headline = F_SOFTWARE;
+		return;
+	}
+	decide_orphan(dev, d);
+	if (d->f[F_ORPHAN].on) {
+		d->headline = F_ORPHAN;
+		return;
+	}
+	if (isnan(d->D)) {
+		inconclusive(d,
+			     "no completion delay was measured (%s); run as root with BPF, or "
+			     "add --tsq-sweep to measure it from the socket's queued bytes",
+			     d->tl.err[0] ? d->tl.err : "txlat off");
+		return;
+	}
+	if (!d->did_flows) {
+		inconclusive(d, "throughput was not measured");
+		return;
+	}
+	if (!isnan(d->allowed_us)) {
+		late_at = LATE_FACTOR *
+			  (d->allowed_us + (isnan(d->floor_us) ? 0 : d->floor_us) + d->ser_us);
+	}
+	late = !isnan(late_at) && d->D_lo > late_at;
+	/* the model says this delay costs one flow here: it is (part of) the measured loss */
+	explained = d->mloss_hi >= MATERIAL;
+
+	if (d->did_mtu && d->mtus.collapse) {
+		const struct mtu_point *p0 = &d->mtus.p[0], *pc = &d->mtus.p[d->mtus.collapse_i];
+		double l = 1 - pc->c1.mean / p0->c1.mean;
+
+		finding(d, F_LARGE_MTU, l, 1 - pc->c1.hi / p0->c1.lo, 1 - pc->c1.lo / p0->c1.hi);
+		ev(d, F_LARGE_MTU,
+		   "one flow at mtu %u: %.0f Mbit/s [%.0f, %.0f], at mtu %u %.0f [%.0f, %.0f], two "
+		   "flows at mtu %u %.0f [%.0f, %.0f] (95%% intervals apart)",
+		   pc->mtu, pc->c1.mean, pc->c1.lo, pc->c1.hi, p0->mtu, p0->c1.mean, p0->c1.lo,
+		   p0->c1.hi, pc->mtu, pc->c2.mean, pc->c2.lo, pc->c2.hi);
+		act(d, "one flow as at the small MTU (measured)", "ethtune set %s mtu %u", dev,
+		    d->mtus.p[d->mtus.collapse_i - 1].mtu);
+	}
+	if (d->loss_lo >= MATERIAL) {
+		if (late) {
+			finding(d, F_STALL, d->loss, d->loss_lo, d->loss_hi);
+			ev(d, F_STALL,
+			   "completions come %.0f us [%.0f, %.0f] after xmit, more than %.0fx what "
+			   "%s %.0f allows (with the host's %.0f us timer floor)",
+			   d->D, d->D_lo, d->D_hi, LATE_FACTOR, d->knob ? d->knob : "the setting",
+			   d->allowed_us, isnan(d->floor_us) ? 0 : d->floor_us);
+			ev(d, F_STALL,
+			   "one flow %.0f Mbit/s [%.0f, %.0f], two flows %.0f [%.0f, %.0f] (Welch "
+			   "p %.3f): completions wait for something else (the next transmit, a "
+			   "rescan timer)",
+			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->fl.c2.mean, d->fl.c2.lo,
+			   d->fl.c2.hi, d->fl.welch_p);
+		} else if (explained) {
+			/* what the delay explains: all of the loss, or the model's share of it */
+			double e = d->mloss_hi >= 0.5 * d->loss ? d->loss : d->mloss_hi;
+
+			finding(d, F_DELAYED, e, e == d->loss ? d->loss_lo : d->mloss_lo,
+				e == d->loss ? d->loss_hi : d->mloss_hi);
+			ev(d, F_DELAYED,
+			   "completion delay D %.0f us [%.0f, %.0f]: the model predicts one flow "
+			   "loses %.0f%% [%.0f, %.0f] at %.0f Mbit/s and tcp_limit_output_bytes "
+			   "%llu",
+			   d->D, d->D_lo, d->D_hi, 100 * d->mloss, 100 * d->mloss_lo,
+			   100 * d->mloss_hi, d->mi.rate_bps / 1e6, (unsigned long long)d->tsq_now);
+			ev(d, F_DELAYED,
+			   "measured: one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f",
+			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps);
+			if (d->mi.timer == MODEL_TIMER_RESTART)
+				ev(d, F_DELAYED,
+				   "cqe-mode-tx is on: the completion timer restarts with every "
+				   "completion, so a busy ring waits for its quiet end");
+		}
+		if (!late && (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) &&
+		    (!explained || d->mloss_hi < 0.5 * d->loss)) {
+			double e = d->loss - (explained ? d->mloss_hi : 0);
+
+			finding(d, F_CPU, e, e - (d->loss - d->loss_lo),
+				e + (d->loss_hi - d->loss));
+			ev(d, F_CPU,
+			   "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f with the sender's "
+			   "CPU "
+			   "busy (process %.0f%% of a CPU, host %.0f%%); completion delay %.0f us "
+			   "explains at most %.0f%% of it (model)",
+			   d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
+			   d->fl.proc_cpu, d->fl.sys_cpu, d->D, 100 * d->mloss_hi);
+		}
+	}
+	for (k = 0; k < F__N; k++)
+		if (d->f[k].on && !isnan(d->f[k].loss) && d->f[k].loss > best) {
+			best = d->f[k].loss;
+			d->headline = k;
+		}
+	if (d->headline == F_DELAYED)
+		remedies_delayed(dev, d);
+	if (d->headline == F_STALL) {
+		const char *flag = priv_flag_on(dev, d, "next xmit");
+
+		if (flag)
+			act(d, "completions from the interrupt again",
+			    "ethtune set %s priv-flag %s off", dev, flag);
+		remedies_delayed(dev, d);
+	}
+	if (d->headline != H_PROMPT)
+		return;
+	/* Nothing material found: say prompt only where the data show it. */
+	if (d->loss_lo >= MATERIAL) {
+		inconclusive(
+			d,
+			"one flow loses %.0f%% [%.0f, %.0f] against %s, but the completion "
+			"delay %.0f us explains at most %.0f%% (model) and the sender's CPU is "
+			"not saturated (%.0f%%): look at the receiver, the qdisc or the path",
+			100 * d->loss, 100 * d->loss_lo, 100 * d->loss_hi, d->ref_what, d->D,
+			100 * d->mloss_hi, d->fl.proc_cpu);
+		return;
+	}
+	if (d->loss_hi >= MATERIAL && d->mloss_hi >= MATERIAL) {
+		inconclusive(d,
+			     "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f: the interval is "
+			     "too wide after %u rounds to tell whether the %.0f us completion "
+			     "delay costs the %.0f%% the model predicts; a longer --budget or "
+			     "--duration would decide",
+			     d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
+			     d->fl.n, d->D, 100 * d->mloss);
+		return;
+	}
+	if (d->mloss_lo >= MATERIAL) {
+		/* The model says the delay costs, the measurement says it does not: the delay
+		 * under bulk load must be shorter than one skb alone sees. */
+		double wb = d->fl.wait_med;
+		double lb = model_loss(&d->mi, wb, 0, 0);
+
+		if (!isnan(lb) && lb < MATERIAL)
+			return; /* prompt; the evidence says why */
+		inconclusive(
+			d,
+			"the model predicts the %.0f us completion delay costs one flow %.0f%%, "
+			"but one flow measured %.0f Mbit/s [%.0f, %.0f] against %s %.0f; a "
+			"TSQ sweep (--tsq-sweep) would measure the delay under bulk load",
+			d->D, 100 * d->mloss_lo, d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi,
+			d->ref_what, d->ref_mbps);
+	}
+}
+
+static void print_pct(const char *key, const char *fmt, double v)
+{
+	if (isnan(v))
+		print_na(key, " %s");
+	else
+		print_float(PRINT_ANY, key, fmt, 100 * v);
+}
+
+static void print_findings(const struct diag *d)
+{
+	unsigned int i;
+	int k;
+
+	open_json_array(PRINT_JSON, "findings");
+	for (k = 0; k < F__N; k++) {
+		const struct finding *f = &d->f[k];
+		/* the headline's evidence is printed under it already */
+		enum output_type t = k == d->headline ? PRINT_JSON : PRINT_ANY;
+
+		if (!f->on)
+			continue;
+		open_json_object(NULL);
+		print_string(t, "name", "other finding: %s", finding_names[k]);
+		if (!isnan(f->loss)) {
+			print_float(t, "loss-pct", ", one flow loses %.0f%%", 100 * f->loss);
+			print_float(t, "loss-lo-pct", " [%.0f,", 100 * f->loss_lo);
+			print_float(t, "loss-hi-pct", " %.0f]", 100 * f->loss_hi);
+		}
+		if (t == PRINT_ANY)
+			print_text("\n");
+		open_json_array(PRINT_JSON, "evidence");
+		for (i = 0; i < f->nev; i++) {
+			if (t == PRINT_ANY)
+				print_text("  ");
+			print_string(t, NULL, "%s\n", f->ev[i]);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/* What the measured D would cost one flow at the common TSQ limits and line rates. */
+static void print_cost(const struct diag *d)
+{
+	static const uint64_t tsq[] = { 131072, 1048576, 4194304 };
+	static const double gbps[] = { 1, 10, 25, 100 };
+	unsigned int i, j;
+
+	if (isnan(d->D))
+		return;
+	print_text("what D %.0f us costs one flow (model, this kernel's TSQ rules, %s timer):\n",
+		   d->D, model_timer_name(d->mi.timer));
+	print_text("  %10s %9s %9s %9s\n", "line rate", "128 KiB", "1 MiB", "4 MiB");
+	open_json_array(PRINT_JSON, "cost");
+	for (i = 0; i < sizeof(gbps) / sizeof(gbps[0]); i++) {
+		print_text("  %5.0f Gb/s", gbps[i]);
+		for (j = 0; j < sizeof(tsq) / sizeof(tsq[0]); j++) {
+			double l = model_loss(&d->mi, d->D, gbps[i] * 1e9, tsq[j]);
+
+			open_json_object(NULL);
+			print_float(PRINT_JSON, "rate-gbps", NULL, gbps[i]);
+			print_uint(PRINT_JSON, "tsq", NULL, tsq[j]);
+			print_pct("loss-pct", "  %6.0f%% ", l);
+			close_json_object();
+		}
+		print_text("\n");
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (d->mi.tsq >= (1ULL << 40))
+		print_text("  (this kernel ignores tcp_limit_output_bytes for paced flows: the "
+			   "columns are the same)\n");
+}
+
+const char *diag_headline(const struct diag *d)
+{
+	return d->headline == H_PROMPT	       ? "prompt-completion"
+	       : d->headline == H_INCONCLUSIVE ? "inconclusive"
+					       : finding_names[d->headline];
+}
+
+void diag_judge(struct diag *d, double rate_mbps, const char *release)
+{
+	model_setup(d, rate_mbps, release);
+	if (!d->did_flows)
+		return;
+	d->line_mbps = d->speed > 0 ? goodput_mbps(&d->mi, d->speed) : NAN;
+	measured_loss(d);
+	d->mloss = model_loss(&d->mi, d->D, 0, 0);
+	d->mloss_lo = model_loss(&d->mi, d->D_lo, 0, 0);
+	d->mloss_hi = model_loss(&d->mi, d->D_hi, 0, 0);
+}
+
+static void print_diag(const struct diag *d)
+{
+	const char *h = diag_headline(d);
+	unsigned int i;
+
+	print_string(PRINT_ANY, "verdict", "\nheadline: %s", h);
+	if (d->headline < F__N && !isnan(d->f[d->headline].loss))
+		print_text(": one flow loses %.0f%% [%.0f, %.0f] of %s",
+			   100 * d->f[d->headline].loss, 100 * d->f[d->headline].loss_lo,
+			   100 * d->f[d->headline].loss_hi, d->ref_what);
+	print_text("\n");
+	if (d->headline < F__N) {
+		for (i = 0; i < d->f[d->headline].nev; i++)
+			print_text("  %s\n", d->f[d->headline].ev[i]);
+	} else if (d->headline == H_INCONCLUSIVE) {
+		print_string(PRINT_ANY, "inconclusive-reason", "  %s\n", d->why);
+	} else if (!isnan(d->D)) {
+		print_text(
+			"  completion delay %.0f us costs one flow %.0f%% at %.0f Mbit/s (model); "
+			"measured one flow %.0f Mbit/s against %s %.0f\n",
+			d->D, 100 * d->mloss, d->mi.rate_bps / 1e6, d->fl.c1.mean, d->ref_what,
+			d->ref_mbps);
+	}
+	open_json_array(PRINT_JSON, "actions");
+	for (i = 0; i < d->nact; i++) {
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "command", "  action: %s\n", d->act[i].cmd);
+		print_string(PRINT_ANY, "predicted", "          %s\n", d->act[i].effect);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_findings(d);
+
+	print_text("\n");
+	if (isnan(d->D)) {
+		print_na("D-us", "completion delay D %s\n");
+	} else {
+		print_float(PRINT_ANY, "D-us", "completion delay D %.0f us", d->D);
+		print_float(PRINT_ANY, "D-lo-us", " [%.0f,", d->D_lo);
+		print_float(PRINT_ANY, "D-hi-us", " %.0f]", d->D_hi);
+		print_string(PRINT_ANY, "D-source", " (%s)\n", d->d_src);
+		if (d->tl.ok)
+			print_float(PRINT_JSON, "D-txlat-us", NULL, d->D);
+	}
+	print_float(PRINT_ANY, "serialization-us", "  serialization of the traced skbs %.1f us\n",
+		    d->ser_us);
+	if (!isnan(d->allowed_us))
+		print_float(PRINT_ANY, "allowed-us", "  the device's setting allows %.0f us",
+			    d->allowed_us);
+	if (d->knob) {
+		print_string(PRINT_ANY, "knob", " (%s, from the driver knowledge)\n", d->knob);
+	}
+	if (!isnan(d->floor_us))
+		print_float(PRINT_ANY, "timer-floor-us",
+			    "  timer wake-up floor of this host %.0f us\n", d->floor_us);
+	if (d->did_flows) {
+		const struct flows *fl = &d->fl;
+
+		open_json_object("probe");
+		print_float(PRINT_ANY, "one-flow-mbps", "one flow %.1f Mbit/s", fl->c1.mean);
+		print_float(PRINT_ANY, "one-flow-lo-mbps", " [%.1f,", fl->c1.lo);
+		print_float(PRINT_ANY, "one-flow-hi-mbps", " %.1f]", fl->c1.hi);
+		print_float(PRINT_ANY, "two-flows-mbps", ", two flows %.1f", fl->c2.mean);
+		print_float(PRINT_ANY, "two-flows-lo-mbps", " [%.1f,", fl->c2.lo);
+		print_float(PRINT_ANY, "two-flows-hi-mbps", " %.1f]", fl->c2.hi);
+		print_uint(PRINT_ANY, "rounds", " (95%% t intervals, %u interleaved rounds;",
+			   fl->n);
+		print_float(PRINT_ANY, "welch-p", " Welch p %.3f)\n", fl->welch_p);
+		if (!isnan(d->line_mbps))
+			print_float(PRINT_ANY, "line-goodput-mbps",
+				    "  goodput at the line rate %.0f Mbit/s\n", d->line_mbps);
+		if (!isnan(fl->wait_med))
+			print_float(
+				PRINT_ANY, "bulk-wait-us",
+				"  under one bulk flow a byte waits %.0f us below TCP (median)\n",
+				fl->wait_med);
+		print_float(PRINT_ANY, "sender-cpu-pct", "  sender CPU %.0f%% of one CPU",
+			    fl->proc_cpu);
+		print_float(PRINT_ANY, "host-cpu-pct", ", host %.0f%%\n", fl->sys_cpu);
+		close_json_object();
+		print_pct("measured-loss-pct", "measured: one flow loses %.0f%%", d->loss);
+		print_pct("measured-loss-lo-pct", " [%.0f,", d->loss_lo);
+		print_pct("measured-loss-hi-pct", " %.0f]", d->loss_hi);
+		print_string(PRINT_ANY, "reference", " against %s\n", d->ref_what);
+		print_pct("model-loss-pct", "model: D costs one flow %.0f%%", d->mloss);
+		print_pct("model-loss-lo-pct", " [%.0f,", d->mloss_lo);
+		print_pct("model-loss-hi-pct", " %.0f] here\n", d->mloss_hi);
+	}
+	open_json_object("txlat");
+	if (d->tl.ok) {
+		print_float(PRINT_ANY, "p50-us", "txlat: xmit-to-free p50 %.1f us", d->tl.p50_us);
+		print_float(PRINT_ANY, "p99-us", ", p99 %.1f us", d->tl.p99_us);
+		print_float(PRINT_ANY, "orphan-fraction", ", orphaned %.2f", d->tl.orphan_frac);
+		print_string(PRINT_ANY, "free-is", " (%s)\n", d->tl.free_is);
+	} else {
+		print_string(PRINT_ANY, "error", "txlat: n/a - %s\n",
+			     d->tl.err[0] ? d->tl.err : "disabled");
+	}
+	close_json_object();
+	print_cost(d);
+	if (d->did_tsq)
+		sweep_tsq_print(&d->tsq);
+	if (d->did_mtu)
+		sweep_mtu_print(&d->mtus);
+	print_float(PRINT_ANY, "elapsed-s", "diagnose took %.1f s\n", d->elapsed_s);
+}
+
+static void usage_line(void)
+{
+	printf("usage: ethtune diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] "
+	       "[--duration S] [--budget S] [--tsq-sweep] [--mtu-sweep] [--no-txlat] [--svg "
+	       "FILE]\n");
+}
+
+int cmd_diagnose(int argc, char **argv)
+{
+	struct sweep_opts o;
+	struct utsname u;
+	struct diag *d;
+	struct probe_result *r;
+	bool mtu_sweep = false, no_txlat = false, tsq_sweep = false;
+	double budget = 40;
+	char err[512];
+	double t0 = et_now_s();
+	int i, used, ret;
+
+	sweep_opts_init(&o);
+	o.duration_s = 1.5;
+	o.warmup_s = 0.3;
+	o.points = 7;
+	o.tsq_min = 4096;
+	for (i = 1; i < argc; i += used) {
+		ret = sweep_parse_common(&o, argc, argv, i, &used, err, sizeof(err));
+		if (ret < 0) {
+			et_err("diagnose: %s", err);
+			return EXIT_USAGE;
+		}
+		if (ret)
+			continue;
+		used = 1;
+		if (!strcmp(argv[i], "--mtu-sweep")) {
+			mtu_sweep = true;
+		} else if (!strcmp(argv[i], "--tsq-sweep")) {
+			tsq_sweep = true;
+		} else if (!strcmp(argv[i], "--no-txlat")) {
+			no_txlat = true;
+		} else if (!strcmp(argv[i], "--budget")) {
+			char *end;
+
+			budget = i + 1 < argc ? strtod(argv[i + 1], &end) : -1;
+			if (i + 1 >= argc || *end || budget < 1 || budget > 3600) {
+				et_err("diagnose: --budget needs seconds (1-3600)");
+				return EXIT_USAGE;
+			}
+			used = 2;
+		} else if (!strcmp(argv[i], "--help")) {
+			usage_line();
+			return EXIT_OK;
+		} else if (argv[i][0] != '-' && !o.dev) {
+			o.dev = argv[i];
+		} else {
+			et_err("diagnose: unknown option '%s' (ethtune diagnose --help)", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	ret = sweep_prepare(&o, "diagnose");
+	if (ret)
+		return ret;
+	d = calloc(1, sizeof(*d));
+	r = calloc(1, sizeof(*r));
+	if (!d || !r) {
+		free(d);
+		free(r);
+		return EXIT_FAIL;
+	}
+	ret = read_state(o.dev, d);
+	if (ret) {
+		et_err("diagnose %s: cannot read the device: %s", o.dev, strerror(-ret));
+		goto out;
+	}
+	new_json_obj(et_opts.json);
+	print_string(PRINT_ANY, "device", "ethtune diagnose %s", o.dev);
+	print_string(PRINT_ANY, "driver", " (driver %s", d->driver[0] ? d->driver : "?");
+	print_string(PRINT_ANY, "kind", "%s", d->kind[0] ? ", " : "");
+	print_text("%s", d->kind);
+	print_string(PRINT_ANY, "peer", ") via %s\n", o.peer);
+
+	d->floor_us = NAN; /* stays unknown if the measurement fails */
+	timer_floor_us(200, &d->floor_us);
+
+	/* 1. Tracing under request/response load: one small skb in flight at a time, so the ring
+	 * never queues and xmit-to-free is the completion delay itself; also shows orphaning. */
+	sweep_progress(&o, 1, 2 + MAX_ROUNDS, "request/response under txlat");
+	if (!no_txlat)
+		txlat_sample_start(o.dev, o.duration_s + o.warmup_s + 0.5, &d->tl);
+	ret = sweep_probe(&o, 1, PROBE_RR, 1, r, err, sizeof(err));
+	if (!no_txlat)
+		txlat_sample_finish(&d->tl);
+	if (ret)
+		goto fail;
+	d->rtt_us = r->have_lat ? r->lat_p50 : -1;
+	delay_from_txlat(d);
+
+	/* 2. One and two flows, interleaved, until their intervals are narrow. A software
+	 * device has no completion to judge: its finding needs no throughput. */
+	if (!software_dev(d)) {
+		ret = measure_flows(&o, d, 0.05, budget, err, sizeof(err));
+		if (ret)
+			goto fail;
+		d->did_flows = true;
+	}
+
+	/* 3. Optional sweeps; the TSQ sweep also measures D where txlat cannot. */
+	if (tsq_sweep || o.svg || (isnan(d->D) && !software_dev(d))) {
+		ret = sweep_tsq(&o, &d->tsq, err, sizeof(err));
+		if (ret)
+			goto fail;
+		d->did_tsq = true;
+		delay_from_sweep(d);
+	}
+	if (mtu_sweep) {
+		if (!o.peer_dev)
+			et_warn("diagnose: --mtu-sweep without --peer-dev: the peer keeps its MTU");
+		ret = sweep_mtu(&o, &d->mtus, err, sizeof(err));
+		if (ret)
+			goto fail;
+		d->did_mtu = true;
+	}
+
+	/* 4. Judge: the model at this device's rate (or, unknown, what two flows carry). */
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "6.16");
+	if (d->did_flows)
+		diag_judge(d, d->speed > 0 ? d->speed : fmax(d->fl.c2.mean, d->fl.c1.mean) / 0.94,
+			   u.release);
+	else
+		diag_judge(d, d->speed > 0 ? d->speed : 10000, u.release);
+	d->elapsed_s = et_now_s() - t0;
+	diag_decide(o.dev, d);
+	print_diag(d);
+	if (o.svg) {
+		struct svg_hist h = { .n = d->tl.nhist };
+
+		memcpy(h.lo_us, d->tl.hist_lo, sizeof(h.lo_us));
+		memcpy(h.hi_us, d->tl.hist_hi, sizeof(h.hi_us));
+		memcpy(h.count, d->tl.hist_count, sizeof(h.count));
+		if (svg_write(o.svg, "ethtune diagnose", &d->tsq, &h))
+			et_warn("cannot write %s", o.svg);
+	}
+	delete_json_obj();
+	ret = 0;
+	goto out;
+fail:
+	delete_json_obj();
+	et_err("diagnose %s: %s", o.dev, err);
+out:
+	free(d);
+	free(r);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}

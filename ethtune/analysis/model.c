@@ -1,0 +1,847 @@
+/* Single-flow throughput under TSQ and delayed TX completion: event simulation and curve fit. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "analysis/model.h"
+
+#define HDR_TCPIP   52	     /* IPv4 20 + TCP 20 + timestamps 12 */
+#define WIRE_EXTRA  38	     /* Ethernet 14 + FCS 4 + preamble/SFD 8 + IFG 12 */
+#define MAX_TCP_HDR 320	     /* headroom TCP reserves in a GSO skb (MAX_TCP_HEADER, approx.) */
+#define SIM_SKBS    3000     /* skbs simulated; the first third is warm-up */
+#define SIM_RTO_US  200000.0 /* TCP_RTO_MIN: what ends a stall when nothing completes */
+
+void model_defaults(struct model_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->rate_bps = 10e9;
+	in->tsq = 4194304;
+	in->mtu = 1500;
+	in->gso_size = 65536;
+	in->rtt_us = -1;
+	in->t_sw_us = 5;
+	in->one_skb_exception = true;
+	in->exception_skbs = 1;
+	in->timer = MODEL_TIMER_RESTART;
+	in->skb_overhead = 1024;
+}
+
+static const char *const timer_names[] = {
+	[MODEL_TIMER_RESTART] = "restart",
+	[MODEL_TIMER_FIRST] = "first",
+	[MODEL_TIMER_EQE] = "eqe",
+	[MODEL_TIMER_NEXT_XMIT] = "next-xmit",
+};
+
+const char *model_timer_name(enum model_timer t)
+{
+	return (unsigned int)t < sizeof(timer_names) / sizeof(timer_names[0]) ? timer_names[t]
+									      : "?";
+}
+
+int model_timer_parse(const char *s, enum model_timer *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(timer_names) / sizeof(timer_names[0]); i++)
+		if (!strcmp(s, timer_names[i])) {
+			*t = i;
+			return 0;
+		}
+	if (!strcmp(s, "cqe")) {
+		*t = MODEL_TIMER_RESTART;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int kver_parse(const char *s, int v[3])
+{
+	int i;
+
+	v[0] = v[1] = v[2] = 0;
+	for (i = 0; i < 3; i++) {
+		char *end;
+		long x;
+
+		if (!isdigit((unsigned char)*s))
+			return i >= 2 ? 0 : -EINVAL;
+		x = strtol(s, &end, 10);
+		v[i] = (int)x;
+		s = end;
+		if (*s != '.')
+			return i >= 1 ? 0 : -EINVAL;
+		s++;
+	}
+	return 0;
+}
+
+static bool kver_ge(const int v[3], int a, int b)
+{
+	return v[0] > a || (v[0] == a && v[1] >= b);
+}
+
+int model_set_kernel(struct model_in *in, const char *release, bool paced)
+{
+	int v[3];
+
+	if (!release || kver_parse(release, v))
+		return -EINVAL;
+	if (!kver_ge(v, 3, 6)) { /* no TSQ (46d3ceabd8d9, v3.6) */
+		in->tsq = 1ULL << 40;
+		in->pacing_bps = -1;
+	} else if (!kver_ge(v, 3, 12)) { /* v3.6 TSQ: the sysctl alone */
+		in->pacing_bps = -1;
+	} else if (paced && kver_ge(v, 4, 20) && !kver_ge(v, 6, 16)) {
+		in->tsq = 1ULL << 40; /* c73e5807e4f6: paced flows ignore the sysctl */
+		if (in->pacing_bps < 0)
+			in->pacing_bps = 0;
+	} else if (in->pacing_bps < 0) {
+		in->pacing_bps = 0;
+	}
+	in->one_skb_exception = kver_ge(v, 4, 10);
+	in->exception_skbs = kver_ge(v, 6, 7) ? 1 : 0;
+	return 0;
+}
+
+int model_derive(const struct model_in *in, struct model_out *o)
+{
+	double pacing_bytes;
+	uint64_t limit, w;
+	uint32_t segs_size, segs_rate;
+
+	memset(o, 0, sizeof(*o));
+	if (!(in->rate_bps > 0) || in->mtu < 576 || in->mtu > 65535 || in->gso_size < in->mtu ||
+	    in->tx_usecs < 0 || in->t_sw_us < 0 || !in->tsq)
+		return -EINVAL;
+	o->mss = in->mtu - HDR_TCPIP;
+	/* tcp_tso_autosize(): about 1 ms of pacing rate per skb, at least 2 segments, at most
+	 * what fits in gso_max_size. Pacing rate is taken as the line rate. */
+	pacing_bytes = (in->pacing_bps > 0 ? in->pacing_bps : in->rate_bps) / 8 / 1024;
+	segs_size = (in->gso_size - 1 - MAX_TCP_HDR) / o->mss;
+	segs_rate = (uint32_t)(pacing_bytes / o->mss);
+	if (segs_rate < 2)
+		segs_rate = 2;
+	o->segs = segs_size < segs_rate ? segs_size : segs_rate;
+	if (!o->segs)
+		o->segs = 1;
+	o->skb_payload = o->segs * o->mss;
+	o->skb_truesize = o->skb_payload + in->skb_overhead;
+	o->rho = (double)o->skb_payload / o->skb_truesize;
+	o->skb_wire_us = (double)o->segs * (in->mtu + WIRE_EXTRA) * 8 / in->rate_bps * 1e6;
+	o->goodput_max_bps = in->rate_bps * o->mss / (in->mtu + WIRE_EXTRA);
+	/* tcp_small_queue_check(): max(2 * truesize, pacing >> 10), then min with the sysctl. */
+	limit = 2ULL * o->skb_truesize;
+	if (in->pacing_bps >= 0 && pacing_bytes > limit) /* sk_pacing_rate >> sk_pacing_shift */
+		limit = (uint64_t)pacing_bytes;
+	if (in->tsq < limit || in->pacing_bps < 0) /* v3.6 TSQ: the sysctl alone */
+		limit = in->tsq;
+	o->limit = limit;
+	/* The check is "wmem > limit" before each skb: one more skb goes out than fits. */
+	w = limit / o->skb_truesize + 1;
+	o->skbs_in_flight = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+	/* Batch stop-and-wait: the whole window serializes, then waits D = delay + software. */
+	o->sw_bps = (double)o->skbs_in_flight * o->skb_payload * 8 /
+		    (o->skbs_in_flight * o->skb_wire_us + in->tx_usecs + in->t_sw_us) * 1e6;
+	if (o->sw_bps > o->goodput_max_bps)
+		o->sw_bps = o->goodput_max_bps;
+	return 0;
+}
+
+/* ---- discrete-event simulation ---- */
+
+enum { EV_CQE, EV_IRQ, EV_ACK, EV_XMIT };
+
+struct ev {
+	double t;
+	uint64_t seq;
+	int type;
+	uint32_t gen;
+};
+
+struct sim {
+	const struct model_in *in;
+	const struct model_out *o;
+	struct ev *h;
+	size_t n, cap;
+	uint64_t seq;
+	double busy_until, last_irq, timer_at;
+	uint64_t wmem, pending_bytes;
+	uint32_t pending, gen;
+	long rtx;
+	unsigned int sent;
+	double wire_end[SIM_SKBS];
+	bool stalled;
+};
+
+static int ev_less(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int push(struct sim *s, double t, int type, uint32_t gen)
+{
+	size_t i;
+
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 1024;
+		struct ev *nh = realloc(s->h, nc * sizeof(*nh));
+
+		if (!nh)
+			return -ENOMEM;
+		s->h = nh;
+		s->cap = nc;
+	}
+	i = s->n++;
+	s->h[i] = (struct ev){ t, s->seq++, type, gen };
+	while (i && ev_less(&s->h[i], &s->h[(i - 1) / 2])) {
+		struct ev tmp = s->h[i];
+
+		s->h[i] = s->h[(i - 1) / 2];
+		s->h[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static struct ev pop(struct sim *s)
+{
+	struct ev top = s->h[0];
+	size_t i = 0;
+
+	s->h[0] = s->h[--s->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct ev tmp;
+
+		if (l < s->n && ev_less(&s->h[l], &s->h[m]))
+			m = l;
+		if (r < s->n && ev_less(&s->h[r], &s->h[m]))
+			m = r;
+		if (m == i)
+			break;
+		tmp = s->h[i];
+		s->h[i] = s->h[m];
+		s->h[m] = tmp;
+		i = m;
+	}
+	return top;
+}
+
+static bool acks_modelled(const struct sim *s)
+{
+	return s->in->rtt_us >= 0 && s->in->one_skb_exception;
+}
+
+static void reap(struct sim *s, double t)
+{
+	s->wmem -= s->pending_bytes;
+	s->pending_bytes = 0;
+	s->pending = 0;
+	s->last_irq = t;
+	s->gen++; /* any armed timer is now stale */
+}
+
+/* tcp_write_xmit(): send while TSQ allows (or the one-skb exception applies). */
+static int xmit(struct sim *s, double t)
+{
+	while (s->sent < SIM_SKBS) {
+		double start;
+
+		if (s->wmem > s->o->limit &&
+		    !(acks_modelled(s) && s->rtx <= (long)s->in->exception_skbs))
+			break;
+		/* A driver that reaps its ring in ndo_start_xmit frees what has completed. */
+		if (s->in->timer == MODEL_TIMER_NEXT_XMIT && s->pending)
+			reap(s, t);
+		start = t > s->busy_until ? t : s->busy_until;
+		s->busy_until = start + s->o->skb_wire_us;
+		s->wire_end[s->sent++] = s->busy_until;
+		s->wmem += s->o->skb_truesize;
+		s->rtx++;
+		if (push(s, s->busy_until, EV_CQE, 0))
+			return -ENOMEM;
+		if (acks_modelled(s) && push(s, s->busy_until + s->in->rtt_us, EV_ACK, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int on_cqe(struct sim *s, double t)
+{
+	const struct model_in *in = s->in;
+	bool first = !s->pending;
+
+	s->pending++;
+	s->pending_bytes += s->o->skb_truesize;
+	if (in->timer == MODEL_TIMER_NEXT_XMIT) {
+		if (first && in->tx_usecs > 0)
+			return push(s, t + in->tx_usecs, EV_IRQ, s->gen);
+		return 0;
+	}
+	if ((in->tx_frames && s->pending >= in->tx_frames) || in->tx_usecs <= 0)
+		return push(s, t, EV_IRQ, s->gen);
+	switch (in->timer) {
+	case MODEL_TIMER_RESTART:
+		s->gen++;
+		return push(s, t + in->tx_usecs, EV_IRQ, s->gen);
+	case MODEL_TIMER_FIRST:
+		return first ? push(s, t + in->tx_usecs, EV_IRQ, s->gen) : 0;
+	case MODEL_TIMER_EQE:
+		if (!first)
+			return 0;
+		return push(s, fmax(t, s->last_irq + in->tx_usecs), EV_IRQ, s->gen);
+	default:
+		return 0;
+	}
+}
+
+static int simulate(const struct model_in *in, struct model_out *o)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	unsigned int k1 = SIM_SKBS / 3, k2 = SIM_SKBS - 1;
+	double t = 0;
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	s->in = in;
+	s->o = o;
+	s->last_irq = -1e18;
+	ret = xmit(s, 0);
+	while (!ret && s->sent < SIM_SKBS) {
+		struct ev e;
+
+		if (!s->n) {
+			/* Nothing will ever complete: TCP's retransmit timer is the only way out;
+			 * the retransmission goes through the driver and reaps its ring. */
+			s->stalled = true;
+			t += SIM_RTO_US;
+			if (!s->pending)
+				break;
+			reap(s, t);
+			ret = xmit(s, t);
+			continue;
+		}
+		e = pop(s);
+		t = e.t;
+		switch (e.type) {
+		case EV_CQE:
+			ret = on_cqe(s, t);
+			break;
+		case EV_IRQ:
+			if (e.gen != s->gen || !s->pending)
+				break;
+			reap(s, t);
+			ret = push(s, t + in->t_sw_us, EV_XMIT, 0);
+			break;
+		case EV_ACK:
+			s->rtx--;
+			ret = push(s, t + in->t_sw_us, EV_XMIT, 0);
+			break;
+		case EV_XMIT:
+			ret = xmit(s, t);
+			break;
+		}
+	}
+	if (!ret && s->sent == SIM_SKBS)
+		o->tput_bps = (double)(k2 - k1) * o->skb_payload * 8 /
+			      (s->wire_end[k2] - s->wire_end[k1]) * 1e6;
+	o->stalled = s->stalled;
+	if (o->tput_bps > o->goodput_max_bps)
+		o->tput_bps = o->goodput_max_bps;
+	o->frac = o->tput_bps / o->goodput_max_bps;
+	free(s->h);
+	free(s);
+	return ret;
+}
+
+int model_predict(const struct model_in *in, struct model_out *out)
+{
+	int ret = model_derive(in, out);
+
+	if (ret)
+		return ret;
+	ret = simulate(in, out);
+	if (ret)
+		return ret;
+	if (out->stalled)
+		out->limited_by = "stall";
+	else if (out->frac >= 0.95)
+		out->limited_by = "line-rate";
+	else if (in->rtt_us >= 0 && in->one_skb_exception && out->tput_bps > out->sw_bps * 1.05)
+		out->limited_by = "ack-clock";
+	else if (fabs(out->tput_bps / out->sw_bps - 1) < 0.05)
+		out->limited_by = "tx-completion (batch)";
+	else
+		out->limited_by = "tx-completion";
+	return 0;
+}
+
+double model_max_tx_usecs(const struct model_in *in, double frac)
+{
+	struct model_in m = *in;
+	struct model_out o;
+	double lo = 0, hi = 1e5;
+
+	m.tx_usecs = 0;
+	if (model_predict(&m, &o) || o.frac < frac)
+		return -1;
+	m.tx_usecs = hi;
+	if (!model_predict(&m, &o) && o.frac >= frac)
+		return hi;
+	/* Throughput falls with the delay: bisect to 0.5 us. */
+	while (hi - lo > 0.5) {
+		m.tx_usecs = (lo + hi) / 2;
+		if (!model_predict(&m, &o) && o.frac >= frac)
+			lo = m.tx_usecs;
+		else
+			hi = m.tx_usecs;
+	}
+	return floor(lo * 2) / 2;
+}
+
+uint64_t model_min_tsq(const struct model_in *in, double frac)
+{
+	struct model_in m = *in;
+	struct model_out o;
+	uint64_t lo = 1, hi = 1ULL << 30;
+
+	m.tsq = hi;
+	if (model_predict(&m, &o) || o.frac < frac)
+		return 0;
+	while (hi - lo > 1024 && hi - lo > lo / 64) {
+		m.tsq = lo + (hi - lo) / 2;
+		if (!model_predict(&m, &o) && o.frac >= frac)
+			hi = m.tsq;
+		else
+			lo = m.tsq;
+	}
+	return hi;
+}
+
+/* ---- stop-and-wait curve and its fit ---- */
+
+double model_sw(double L, double rho, double R, double D)
+{
+	double bits = 8 * rho * L;
+
+	if (bits <= 0 || R <= 0)
+		return 0;
+	return bits / (bits / R + (D > 0 ? D : 0));
+}
+
+double model_window(double L, double truesize, double pacing_bps)
+{
+	double limit = L;
+
+	if (truesize <= 0 || L <= 0)
+		return 0;
+	if (pacing_bps > 0) {
+		limit = fmax(2 * truesize, pacing_bps / 8 / 1024);
+		limit = fmin(limit, L);
+	}
+	return (floor(limit / truesize) + 1) * truesize;
+}
+
+double model_knee(double R, double D, double rho, double frac)
+{
+	if (rho <= 0 || frac <= 0 || frac >= 1)
+		return 0;
+	return frac / (1 - frac) * R * D / 8 / rho;
+}
+
+#define GOLD 0.6180339887498949
+
+static double sse(const double *L, const double *X, unsigned int n, double rho, double R, double D)
+{
+	double s = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		double r = X[i] - model_sw(L[i], rho, R, D);
+
+		s += r * r;
+	}
+	return s;
+}
+
+/* Best R for a fixed D: golden section over log R (SSE is unimodal in R for fixed D). */
+static double best_R(const double *L, const double *X, unsigned int n, double rho, double D,
+		     double xmax, double *out_sse)
+{
+	double a = log(xmax * 0.5), b = log(xmax * 100), c, d, fc, fd;
+	int it;
+
+	c = b - GOLD * (b - a);
+	d = a + GOLD * (b - a);
+	fc = sse(L, X, n, rho, exp(c), D);
+	fd = sse(L, X, n, rho, exp(d), D);
+	for (it = 0; it < 80; it++) {
+		if (fc < fd) {
+			b = d;
+			d = c;
+			fd = fc;
+			c = b - GOLD * (b - a);
+			fc = sse(L, X, n, rho, exp(c), D);
+		} else {
+			a = c;
+			c = d;
+			fc = fd;
+			d = a + GOLD * (b - a);
+			fd = sse(L, X, n, rho, exp(d), D);
+		}
+	}
+	c = exp((a + b) / 2);
+	if (out_sse)
+		*out_sse = sse(L, X, n, rho, c, D);
+	return c;
+}
+
+/* Profile least squares: coarse scan of D, then golden section around the best cell. */
+static void fit_once(const double *L, const double *X, unsigned int n, double rho, double *R,
+		     double *D)
+{
+	double xmax = 0, dmax = 0, best = INFINITY, bd = 0, a, b, c, d, fc, fd, step;
+	unsigned int i;
+	int k, it;
+
+	for (i = 0; i < n; i++) {
+		if (X[i] > xmax)
+			xmax = X[i];
+		if (X[i] > 0 && 8 * rho * L[i] / X[i] > dmax)
+			dmax = 8 * rho * L[i] / X[i];
+	}
+	if (xmax <= 0) {
+		*R = 0;
+		*D = 0;
+		return;
+	}
+	dmax *= 1.5;
+	step = dmax / 64;
+	for (k = 0; k <= 64; k++) {
+		double f;
+
+		best_R(L, X, n, rho, k * step, xmax, &f);
+		if (f < best) {
+			best = f;
+			bd = k * step;
+		}
+	}
+	a = fmax(0, bd - step);
+	b = bd + step;
+	c = b - GOLD * (b - a);
+	d = a + GOLD * (b - a);
+	best_R(L, X, n, rho, c, xmax, &fc);
+	best_R(L, X, n, rho, d, xmax, &fd);
+	for (it = 0; it < 50; it++) {
+		if (fc < fd) {
+			b = d;
+			d = c;
+			fd = fc;
+			c = b - GOLD * (b - a);
+			best_R(L, X, n, rho, c, xmax, &fc);
+		} else {
+			a = c;
+			c = d;
+			fc = fd;
+			d = a + GOLD * (b - a);
+			best_R(L, X, n, rho, d, xmax, &fd);
+		}
+	}
+	*D = (a + b) / 2;
+	if (bd == 0 && best <= fmin(fc, fd))
+		*D = 0;
+	*R = best_R(L, X, n, rho, *D, xmax, NULL);
+}
+
+static uint64_t xs_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+int model_fit(const double *L, const double *X, unsigned int n, double rho, unsigned int nboot,
+	      double conf, unsigned int seed, struct model_fit *f)
+{
+	double *res, *xb, *bD, *bR;
+	uint64_t rng = 0x9E3779B97F4A7C15ULL ^ seed;
+	unsigned int i, b;
+
+	memset(f, 0, sizeof(*f));
+	if (!L || !X || n < 3 || !(rho > 0) || rho > 1 || conf <= 0 || conf >= 1)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!(L[i] > 0) || !(X[i] >= 0) || !isfinite(X[i]))
+			return -EINVAL;
+	fit_once(L, X, n, rho, &f->R, &f->D);
+	f->n = n;
+	f->rmse = sqrt(sse(L, X, n, rho, f->R, f->D) / n);
+	f->knee = model_knee(f->R, f->D, rho, 0.95);
+	f->D_lo = f->D_hi = f->D;
+	f->R_lo = f->R_hi = f->R;
+	if (!nboot)
+		return 0;
+	res = calloc(n, sizeof(*res));
+	xb = calloc(n, sizeof(*xb));
+	bD = calloc(nboot, sizeof(*bD));
+	bR = calloc(nboot, sizeof(*bR));
+	if (!res || !xb || !bD || !bR) {
+		free(res), free(xb), free(bD), free(bR);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		res[i] = X[i] - model_sw(L[i], rho, f->R, f->D);
+	/* Residual bootstrap: keep the design (the L_i), resample the errors. */
+	for (b = 0; b < nboot; b++) {
+		for (i = 0; i < n; i++)
+			xb[i] = fmax(0, model_sw(L[i], rho, f->R, f->D) + res[xs_next(&rng) % n]);
+		fit_once(L, xb, n, rho, &bR[b], &bD[b]);
+	}
+	qsort(bD, nboot, sizeof(*bD), cmp_double);
+	qsort(bR, nboot, sizeof(*bR), cmp_double);
+	i = (unsigned int)floor((1 - conf) / 2 * (nboot - 1) + 0.5);
+	f->D_lo = bD[i];
+	f->D_hi = bD[nboot - 1 - i];
+	f->R_lo = bR[i];
+	f->R_hi = bR[nboot - 1 - i];
+	f->nboot = nboot;
+	free(res), free(xb), free(bD), free(bR);
+	return 0;
+}
+
+/* ---- ethtune model ---- */
+
+static const char model_usage[] =
+	"usage: ethtune model --rate RATE --tsq BYTES --tx-usecs US [--tx-frames N] [--mtu N]\n"
+	"       [--gso-size BYTES] [--rtt US] [--t-sw US] [--timer restart|first|eqe|next-xmit]\n"
+	"       [--pacing RATE|off] [--no-exception] [--kernel VER [--paced]] [--target FRACTION]";
+
+static int model_opt_num(const char *opt, const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	if (!*s || *end || !isfinite(*v) || *v < 0) {
+		et_err("%s: '%s' is not a non-negative number", opt, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_model(int argc, char **argv)
+{
+	struct model_in in;
+	struct model_out o;
+	const char *kernel = NULL;
+	bool paced = false;
+	double v, target = 0.95, max_us;
+	uint64_t min_tsq;
+	int i, ret;
+
+	model_defaults(&in);
+	in.tsq = 0;
+	in.tx_usecs = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t u;
+
+		if (!strcmp(a, "--no-exception")) {
+			in.one_skb_exception = false;
+			continue;
+		}
+		if (!strcmp(a, "--paced")) {
+			paced = true;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			printf("%s\n", model_usage);
+			return EXIT_OK;
+		}
+		if (!val) {
+			et_err("%s needs a value", a);
+			return EXIT_USAGE;
+		}
+		i++;
+		if (!strcmp(a, "--rate")) {
+			if (parse_rate(val, &in.rate_bps) || !(in.rate_bps > 0)) {
+				et_err("--rate: '%s' is not a rate (e.g. 10G, 25000M)", val);
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--tsq")) {
+			if (parse_size(val, &u) || !u) {
+				et_err("--tsq: '%s' is not a size in bytes (e.g. 131072, 128K)",
+				       val);
+				return EXIT_USAGE;
+			}
+			in.tsq = u;
+		} else if (!strcmp(a, "--mtu") || !strcmp(a, "--gso-size")) {
+			if (parse_size(val, &u) || u > 65535 * 8) {
+				et_err("%s: '%s' is not a valid size", a, val);
+				return EXIT_USAGE;
+			}
+			if (!strcmp(a, "--mtu"))
+				in.mtu = u;
+			else
+				in.gso_size = u;
+		} else if (!strcmp(a, "--tx-frames")) {
+			if (parse_u32(val, &in.tx_frames)) {
+				et_err("--tx-frames: '%s' is not a number", val);
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--tx-usecs") || !strcmp(a, "--rtt") ||
+			   !strcmp(a, "--t-sw") || !strcmp(a, "--target")) {
+			if (model_opt_num(a, val, &v))
+				return EXIT_USAGE;
+			if (!strcmp(a, "--tx-usecs"))
+				in.tx_usecs = v;
+			else if (!strcmp(a, "--rtt"))
+				in.rtt_us = v;
+			else if (!strcmp(a, "--t-sw"))
+				in.t_sw_us = v;
+			else if (v <= 0 || v >= 1) {
+				et_err("--target: '%s' must be a fraction between 0 and 1", val);
+				return EXIT_USAGE;
+			} else
+				target = v;
+		} else if (!strcmp(a, "--pacing")) {
+			if (!strcmp(val, "off")) {
+				in.pacing_bps = -1;
+			} else if (parse_rate(val, &in.pacing_bps) || !(in.pacing_bps > 0)) {
+				et_err("--pacing: '%s' is not a rate or 'off'", val);
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--kernel")) {
+			kernel = val;
+		} else if (!strcmp(a, "--timer")) {
+			if (model_timer_parse(val, &in.timer)) {
+				et_err("--timer: '%s' is not one of restart, first, eqe, next-xmit",
+				       val);
+				return EXIT_USAGE;
+			}
+		} else {
+			et_err("model: unknown option '%s'", a);
+			fprintf(stderr, "%s\n", model_usage);
+			return EXIT_USAGE;
+		}
+	}
+	if (!in.tsq || in.tx_usecs < 0) {
+		et_err("model needs --tsq and --tx-usecs (and --rate, default 10G)");
+		fprintf(stderr, "%s\n", model_usage);
+		return EXIT_USAGE;
+	}
+	if (paced && !kernel) {
+		et_err("--paced needs --kernel VER (it only matters from 2018 to v6.16)");
+		return EXIT_USAGE;
+	}
+	if (kernel && model_set_kernel(&in, kernel, paced)) {
+		et_err("--kernel: '%s' is not a kernel release (e.g. 6.1, 3.6.11)", kernel);
+		return EXIT_USAGE;
+	}
+	if (in.mtu < 576 || in.gso_size < in.mtu) {
+		et_err("--mtu %u / --gso-size %u: need 576 <= mtu <= gso-size", in.mtu,
+		       in.gso_size);
+		return EXIT_USAGE;
+	}
+	ret = model_predict(&in, &o);
+	if (ret) {
+		et_err("model: %s", strerror(-ret));
+		return EXIT_FAIL;
+	}
+	max_us = model_max_tx_usecs(&in, target);
+	min_tsq = in.tsq >= 1ULL << 40 ? 0 : model_min_tsq(&in, target);
+
+	new_json_obj(et_opts.json);
+	open_json_object("input");
+	print_float(PRINT_JSON, "rate-bps", NULL, in.rate_bps);
+	print_float(PRINT_FP, NULL, "rate %.4g Gbit/s", in.rate_bps / 1e9);
+	if (in.tsq >= 1ULL << 40)
+		print_string(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %s", "ignored");
+	else
+		print_uint(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %llu", in.tsq);
+	print_float(PRINT_ANY, "tx-usecs", ", tx-usecs %g", in.tx_usecs);
+	print_uint(PRINT_ANY, "tx-frames", ", tx-frames %llu", in.tx_frames);
+	print_uint(PRINT_ANY, "mtu", ", mtu %llu", in.mtu);
+	print_uint(PRINT_ANY, "gso-size", ", gso-size %llu\n", in.gso_size);
+	if (in.rtt_us >= 0)
+		print_float(PRINT_ANY, "rtt-us", "rtt %g us", in.rtt_us);
+	else
+		print_na("rtt-us", "rtt %s (ACKs not modelled)");
+	print_float(PRINT_ANY, "t-sw-us", ", software path %g us", in.t_sw_us);
+	if (in.pacing_bps < 0)
+		print_string(PRINT_ANY, "pacing", ", pacing term %s", "off");
+	else
+		print_float(PRINT_ANY, "pacing-bps", ", pacing %.4g Gbit/s",
+			    (in.pacing_bps > 0 ? in.pacing_bps : in.rate_bps) /
+				    (is_json_context() ? 1 : 1e9));
+	print_string(PRINT_ANY, "timer", "\ncompletion timer %s", model_timer_name(in.timer));
+	if (kernel)
+		print_string(PRINT_ANY, "kernel", ", kernel %s", kernel);
+	if (in.one_skb_exception && in.rtt_us >= 0)
+		print_uint(PRINT_ANY, "rtx-exception-skbs",
+			   ", TSQ bypassed at <= %llu skbs unacked\n", in.exception_skbs);
+	else
+		print_na("rtx-exception-skbs", ", rtx-queue exception %s\n");
+	close_json_object();
+
+	open_json_object("derived");
+	print_uint(PRINT_ANY, "mss", "mss %llu", o.mss);
+	print_uint(PRINT_ANY, "skb-segs", ", skb %llu segs", o.segs);
+	print_uint(PRINT_ANY, "skb-payload", " = %llu B payload", o.skb_payload);
+	print_uint(PRINT_ANY, "skb-truesize", ", truesize %llu", o.skb_truesize);
+	print_float(PRINT_ANY, "rho", " (rho %.3f)", o.rho);
+	print_float(PRINT_ANY, "skb-wire-us", ", %.1f us on the wire\n", o.skb_wire_us);
+	if (o.limit >= 1ULL << 40)
+		print_string(PRINT_ANY, "tsq-limit", "TSQ limit %s", "none");
+	else
+		print_uint(PRINT_ANY, "tsq-limit", "TSQ limit %llu B", o.limit);
+	print_uint(PRINT_ANY, "skbs-in-flight", " -> %llu skbs in flight before throttling\n",
+		   o.skbs_in_flight);
+	close_json_object();
+
+	print_float(PRINT_JSON, "goodput-max-bps", NULL, o.goodput_max_bps);
+	print_float(PRINT_FP, NULL, "max goodput at line rate %.2f Gbit/s\n",
+		    o.goodput_max_bps / 1e9);
+	print_float(PRINT_JSON, "throughput-bps", NULL, o.tput_bps);
+	print_float(PRINT_FP, NULL, "predicted single-flow goodput %.3g Gbit/s", o.tput_bps / 1e9);
+	print_float(PRINT_ANY, "fraction", " (%.0f%% of max)\n",
+		    o.frac * (is_json_context() ? 1 : 100));
+	print_string(PRINT_ANY, "limited-by", "limited by: %s\n", o.limited_by);
+	print_float(PRINT_JSON, "stop-and-wait-bps", NULL, o.sw_bps);
+	print_float(PRINT_FP, NULL, "closed-form stop-and-wait %.2f Gbit/s\n", o.sw_bps / 1e9);
+	print_bool(PRINT_ANY, "stalled",
+		   o.stalled ? "stalled: completions never come without a "
+			       "retransmit timeout\n"
+			     : NULL,
+		   o.stalled);
+	print_float(PRINT_ANY, "target", "target %.0f%%", target * (is_json_context() ? 1 : 100));
+	if (max_us < 0)
+		print_na("max-tx-usecs", ": largest tx-usecs %s (not reachable even at 0)\n");
+	else if (max_us >= 1e5) {
+		print_float(PRINT_JSON, "max-tx-usecs", NULL, max_us);
+		print_bool(PRINT_ANY, "max-tx-usecs-unbounded",
+			   ": any tx-usecs (>= 100000 us still reaches it)\n", true);
+	} else
+		print_float(PRINT_ANY, "max-tx-usecs", ": largest tx-usecs %.1f\n", max_us);
+	if (min_tsq)
+		print_uint(PRINT_ANY, "min-tsq",
+			   "smallest tcp_limit_output_bytes for the target at "
+			   "this tx-usecs: %llu\n",
+			   min_tsq);
+	else if (in.tsq >= 1ULL << 40)
+		print_na("min-tsq", "smallest tcp_limit_output_bytes: %s (this kernel/flow ignores "
+				    "the sysctl)\n");
+	else
+		print_na("min-tsq",
+			 "smallest tcp_limit_output_bytes for the target: %s (the pacing "
+			 "term caps the TSQ limit)\n");
+	delete_json_obj();
+	return EXIT_OK;
+}

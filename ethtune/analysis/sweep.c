@@ -1,0 +1,756 @@
+/* ethtune sweep tsq|mtu|coalesce: probes across settings changed temporarily, then restored. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+
+#include "cli/commands.h"
+#include "nl/devobj.h"
+#include "state/devset.h"
+#include "util/ethtune.h"
+#include "state/journal.h"
+#include "out/json_print.h"
+#include "cli/showext.h"
+#include "analysis/sweep.h"
+
+#define TSQ_SYSCTL	"net.ipv4.tcp_limit_output_bytes"
+#define TSQ_DEFAULT_NOW (4u << 20) /* v6.16 default; 1 MiB from 2018, 256 KiB in v4.2 */
+
+void sweep_opts_init(struct sweep_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->duration_s = 2;
+	o->warmup_s = 0.5;
+	o->tsq_min = 2048;
+	o->tsq_max = 16u << 20;
+	o->tsq_constrained = 128u << 10;
+}
+
+bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a > major || (a == major && b >= minor);
+}
+
+static void root_qdisc(const char *dev, char *buf, size_t len)
+{
+	struct et_link l;
+
+	buf[0] = '\0';
+	if (!link_get_dev(dev, &l))
+		snprintf(buf, len, "%s", l.qdisc);
+}
+
+bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason, size_t rlen)
+{
+	char def[32] = "", qd[32];
+
+	sysctl_get("net.ipv4.tcp_congestion_control", def, sizeof(def));
+	root_qdisc(dev, qd, sizeof(qd));
+	if (kernel_at_least(6, 16)) {
+		if (!cc[0])
+			snprintf(cc, cclen, "%s", def[0] ? def : "cubic");
+		snprintf(reason, rlen,
+			 "kernel >= 6.16 applies tcp_limit_output_bytes to every flow "
+			 "(c4221a8cc3a7); "
+			 "using %s",
+			 cc);
+		return true;
+	}
+	if (!cc[0])
+		snprintf(cc, cclen, "%s", !strcmp(def, "bbr") ? "cubic" : def[0] ? def : "cubic");
+	if (!strcmp(qd, "fq")) {
+		snprintf(reason, rlen,
+			 "root qdisc fq paces every flow and kernels before 6.16 ignore "
+			 "tcp_limit_output_bytes for paced flows: the sweep cannot move this flow");
+		return false;
+	}
+	if (!strcmp(cc, "bbr")) {
+		snprintf(
+			reason, rlen,
+			"bbr paces and kernels before 6.16 ignore tcp_limit_output_bytes for paced "
+			"flows: use --cc cubic");
+		return false;
+	}
+	snprintf(reason, rlen,
+		 "kernel < 6.16 applies tcp_limit_output_bytes only to unpaced flows; using %s%s",
+		 cc, !strcmp(def, "bbr") ? " instead of the default bbr" : "");
+	return true;
+}
+
+void sweep_progress(const struct sweep_opts *o, unsigned int i, unsigned int n, const char *what)
+{
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\r\033[K[%u/%u] %s", i, n, what);
+	fflush(stderr);
+}
+
+void sweep_progress_done(const struct sweep_opts *o)
+{
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+}
+
+int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test test, uint32_t msg,
+		struct probe_result *res, char *err, size_t errlen)
+{
+	struct probe_cfg c;
+	char host[256];
+	uint16_t port;
+	int ret;
+
+	probe_cfg_init(&c);
+	ret = probe_peer_split(o->peer, PROBE_DEFAULT_PORT, host, sizeof(host), &port);
+	if (ret) {
+		snprintf(err, errlen, "bad peer '%s'", o->peer);
+		return ret;
+	}
+	c.peer = host;
+	c.port = port;
+	c.test = test;
+	c.flows = flows;
+	c.duration_s = o->duration_s;
+	c.warmup_s = o->warmup_s;
+	if (msg)
+		c.msg_size = msg;
+	if (test == PROBE_RR || test == PROBE_CRR)
+		c.nodelay = true;
+	snprintf(c.cc, sizeof(c.cc), "%s", o->cc);
+	ret = probe_cfg_check(&c, err, errlen);
+	if (ret)
+		return ret;
+	memset(res, 0, sizeof(*res));
+	ret = probe_run(&c, res);
+	if (ret)
+		snprintf(err, errlen, "probe to %s: %s", o->peer,
+			 res->err[0] ? res->err : strerror(-ret));
+	return ret;
+}
+
+static int set_tsq(uint64_t l, char *err, size_t errlen)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)l);
+	return sysctl_set(TSQ_SYSCTL, v, err, errlen);
+}
+
+static void fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	if (b >= (1u << 20) && !(b % (1u << 20)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(b >> 20));
+	else if (b >= 1024 && !(b % 1024))
+		snprintf(buf, len, "%lluK", (unsigned long long)(b >> 10));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)b);
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct tsq_point *x = a, *y = b;
+
+	return x->limit < y->limit ? -1 : x->limit > y->limit;
+}
+
+static double quantile(const double *v, unsigned int n, double q)
+{
+	double pos = q * (n - 1);
+	unsigned int i = (unsigned int)pos;
+
+	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* The delay TSQ waits for, from the throttled points' residence times. */
+static void residence_delay(struct tsq_sweep *s)
+{
+	double best = 0, d[SWEEP_MAX_POINTS];
+	unsigned int i, n = 0;
+
+	if (s->line_mbps <= 0)
+		return;
+	for (i = 0; i < s->n; i++)
+		best = fmax(best, s->p[i].mbps);
+	for (i = 0; i < s->n; i++)
+		if (!isnan(s->p[i].residence_us) && s->p[i].mbps < 0.9 * best &&
+		    s->p[i].mbps < 0.9 * s->line_mbps * s->rho)
+			d[n++] = fmax(0, s->p[i].residence_us - s->ser_us);
+	if (n < 2)
+		return;
+	qsort(d, n, sizeof(d[0]), cmp_double);
+	s->n_res = n;
+	s->d_res_us = quantile(d, n, 0.5);
+	s->d_res_lo_us = quantile(d, n, 0.25);
+	s->d_res_hi_us = quantile(d, n, 0.75);
+}
+
+/* What the wire allows: goodput per wire byte (rho) from the MTU and GSO size, the line rate
+ * (0 unknown) and the serialization of one full skb at it. One read of the link and driver;
+ * *in is left describing the device for tsq_effective(). */
+static void dev_wire(const char *dev, struct tsq_sweep *s, struct model_in *inp)
+{
+	struct et_drvinfo di = {};
+	struct model_in in;
+	struct model_out out;
+	struct nl_sock ns;
+	struct et_link l;
+
+	model_defaults(&in);
+	if (!link_get_dev(dev, &l)) {
+		if (vals_has(&l.v, IFLA_MTU))
+			in.mtu = (uint32_t)l.v.v[IFLA_MTU];
+		if (vals_has(&l.v, IFLA_GSO_MAX_SIZE))
+			in.gso_size = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
+	}
+	if (in.gso_size > 65536)
+		in.gso_size = 65536; /* BIG TCP needs more than a limit; keep the classic skb */
+	s->rho = model_derive(&in, &out) || out.rho <= 0 ? 0.9 : out.rho;
+	if (!nl_open_genl(&ns, "ethtool")) {
+		drvinfo_get(&ns, dev, &di);
+		nl_close(&ns);
+	}
+	if (di.ok && di.speed > 0) {
+		s->line_mbps = di.speed;
+		s->ser_us = in.gso_size * 8.0 / di.speed;
+	}
+	in.rate_bps = s->line_mbps > 0 ? s->line_mbps * 1e6 : 10e9;
+	*inp = in;
+}
+
+/* What the kernel makes of each sysctl value: min(max(2 * truesize, pacing_rate >> 10), sysctl)
+ * for the flows it applies to (pacing rate taken as the line rate), the sysctl not at all for
+ * paced flows before 6.16. */
+static void tsq_effective(struct model_in in, struct tsq_sweep *s)
+{
+	struct model_out mo;
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		in.tsq = s->p[i].limit;
+		if (model_derive(&in, &mo))
+			continue;
+		/* below one skb the one-skb exception keeps one skb moving whatever the sysctl */
+		s->p[i].below_floor = s->p[i].limit < mo.skb_truesize;
+		s->p[i].eff_limit = !s->sysctl_effective  ? UINT64_MAX
+				    : s->p[i].below_floor ? mo.skb_truesize
+							  : mo.limit;
+	}
+}
+
+/* One more pass at point p (a new point when p is NULL): throughput, retransmits and the
+ * bytes below TCP; the point's fields become the means over its passes. */
+static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, struct tsq_point *p,
+		       uint64_t l, unsigned int i, unsigned int n, char *err, size_t errlen)
+{
+	struct probe_result *r = calloc(1, sizeof(*r));
+	char what[96], lb[24];
+	struct et_ci c;
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	fmt_bytes(l, lb, sizeof(lb));
+	snprintf(what, sizeof(what), "tcp_limit_output_bytes %s", lb);
+	sweep_progress(o, i, n, what);
+	ret = set_tsq(l, err, errlen);
+	if (!ret)
+		ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
+	if (!ret && !p && s->n < SWEEP_MAX_POINTS) {
+		p = &s->p[s->n++];
+		memset(p, 0, sizeof(*p));
+		p->limit = l;
+	}
+	if (!ret && p && p->nrep < TSQ_MAX_REPS) {
+		p->rep_mbps[p->nrep] = r->mbps;
+		p->rep_wmem[p->nrep++] = r->sender_ti.wmem_samples ? r->sender_ti.wmem_alloc : NAN;
+		p->retrans += r->sender_ti.retrans;
+		stats_mean_ci(p->rep_mbps, p->nrep, 95, &c);
+		p->mbps = c.mean;
+		p->mbps_half = c.half;
+		p->wmem = stats_mean_finite(p->rep_wmem, p->nrep);
+		p->residence_us = p->mbps > 0 ? p->wmem * 8 / p->mbps : NAN;
+	}
+	free(r);
+	return ret;
+}
+
+/* Further passes over every point, alternately backwards and forwards so drift hits all alike,
+ * until each point's 95% interval is within 5% of its mean or the passes are spent. */
+static int tsq_passes(const struct sweep_opts *o, struct tsq_sweep *s, unsigned int reps, char *err,
+		      size_t errlen)
+{
+	unsigned int pass, j, k, n = s->n;
+	bool narrow;
+	int ret = 0;
+
+	for (pass = 1; pass < reps && !ret; pass++) {
+		for (j = 0; j < n && !ret; j++) {
+			k = pass % 2 ? n - 1 - j : j;
+			ret = tsq_measure(o, s, &s->p[k], s->p[k].limit, pass * n + j + 1, reps * n,
+					  err, errlen);
+		}
+		narrow = true;
+		for (k = 0; k < n; k++)
+			narrow &= s->p[k].mbps_half <= 0.05 * s->p[k].mbps;
+		if (narrow && pass >= 2)
+			break;
+	}
+	return ret;
+}
+
+int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t errlen)
+{
+	struct model_in dev_in;
+	struct sweep_opts po = *o;
+	double t0 = et_now_s(), fac, best = 0, L[SWEEP_MAX_POINTS], X[SWEEP_MAX_POINTS];
+	unsigned int npts, i, k;
+	char buf[64];
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->cc, sizeof(s->cc), "%s", o->cc);
+	s->sysctl_effective = tsq_sysctl_effective(o->dev, s->cc, sizeof(s->cc), s->cc_reason,
+						   sizeof(s->cc_reason));
+	snprintf(po.cc, sizeof(po.cc), "%s", s->cc);
+	if (!sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)))
+		s->tsq_before = strtoull(buf, NULL, 10);
+	dev_wire(o->dev, s, &dev_in);
+	npts = o->points ? o->points
+			 : (unsigned int)lround(log2((double)o->tsq_max / o->tsq_min)) + 1;
+	if (npts < 3)
+		npts = 3;
+	if (npts > SWEEP_MAX_POINTS - 4)
+		npts = SWEEP_MAX_POINTS - 4;
+	fac = pow((double)o->tsq_max / o->tsq_min, 1.0 / (npts - 1));
+	journal_temp_begin();
+	for (i = 0; i < npts && !ret; i++)
+		ret = tsq_measure(&po, s, NULL, (uint64_t)llround(o->tsq_min * pow(fac, i)), i + 1,
+				  npts + 2, err, errlen);
+	/* Refine near the knee: two points between the last below 95% and the first above. */
+	for (i = 0; i < s->n && !ret; i++)
+		best = fmax(best, s->p[i].mbps);
+	for (k = 0; k < s->n && !ret && s->p[k].mbps < 0.95 * best; k++)
+		;
+	if (!ret && k > 0 && k < s->n) {
+		uint64_t lo = s->p[k - 1].limit, hi = s->p[k].limit;
+		double r = pow((double)hi / lo, 1.0 / 3);
+
+		ret = tsq_measure(&po, s, NULL, (uint64_t)llround(lo * r), npts + 1, npts + 2, err,
+				  errlen);
+		if (!ret)
+			ret = tsq_measure(&po, s, NULL, (uint64_t)llround(lo * r * r), npts + 2,
+					  npts + 2, err, errlen);
+	}
+	if (!ret) {
+		qsort(s->p, s->n, sizeof(s->p[0]), cmp_point);
+		ret = tsq_passes(&po, s, o->reps ? o->reps : 3, err, errlen);
+	}
+	sweep_progress_done(o);
+	journal_temp_end();
+	if (ret)
+		return ret;
+	qsort(s->p, s->n, sizeof(s->p[0]), cmp_point);
+	for (i = 0; i < s->n; i++) {
+		L[i] = (double)s->p[i].limit;
+		X[i] = s->p[i].mbps * 1e6;
+	}
+	tsq_effective(dev_in, s);
+	/* A fit is a model only if it describes the points: its rmse within a tenth of the
+	 * plateau, and the interval of D above zero. */
+	if (s->n < 3) {
+		snprintf(s->fit_reason, sizeof(s->fit_reason), "fewer than 3 points");
+	} else if (model_fit(L, X, s->n, s->rho, 200, 0.95, 1, &s->fit)) {
+		snprintf(s->fit_reason, sizeof(s->fit_reason), "the fit did not converge");
+	} else if (s->fit.rmse > 0.1 * s->fit.R) {
+		snprintf(s->fit_reason, sizeof(s->fit_reason),
+			 "rmse %.0f Mbit/s is more than a tenth of the plateau %.0f Mbit/s",
+			 s->fit.rmse / 1e6, s->fit.R / 1e6);
+	} else if (s->fit.D_lo <= 0) {
+		snprintf(s->fit_reason, sizeof(s->fit_reason),
+			 "the interval of D reaches zero [%.0f, %.0f] us", s->fit.D_lo * 1e6,
+			 s->fit.D_hi * 1e6);
+	} else {
+		s->fit_ok = true;
+		s->cap_current_mbps =
+			model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
+		s->cap_default_mbps = model_sw(TSQ_DEFAULT_NOW, s->rho, s->fit.R, s->fit.D) / 1e6;
+	}
+	residence_delay(s);
+	s->elapsed_s = et_now_s() - t0;
+	return 0;
+}
+
+void sweep_tsq_print(const struct tsq_sweep *s)
+{
+	unsigned int i;
+
+	open_json_object("tsq-sweep");
+	print_string(PRINT_ANY, "cc", "TSQ sweep, congestion control %s", s->cc);
+	print_bool(PRINT_JSON, "sysctl-effective", NULL, s->sysctl_effective);
+	print_string(PRINT_ANY, "cc-reason", " (%s)\n", s->cc_reason);
+	print_uint(PRINT_ANY, "tsq-before", "tcp_limit_output_bytes before: %llu (restored)\n",
+		   s->tsq_before);
+	print_text("  %12s %12s %12s %8s %8s %10s %10s\n", "limit", "effective", "Mbit/s", "95%",
+		   "retrans", "in-host", "waits-us");
+	open_json_array(PRINT_JSON, "points");
+	for (i = 0; i < s->n; i++) {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "limit", "  %12llu", s->p[i].limit);
+		if (s->p[i].eff_limit == UINT64_MAX || !s->p[i].eff_limit)
+			print_na("effective-limit", " %12s");
+		else
+			print_uint(PRINT_ANY, "effective-limit", " %12llu", s->p[i].eff_limit);
+		print_bool(PRINT_JSON, "below-floor", NULL, s->p[i].below_floor);
+		print_float(PRINT_ANY, "mbps", " %12.1f", s->p[i].mbps);
+		if (isinf(s->p[i].mbps_half))
+			print_na("mbps-half", " +-%-6s");
+		else
+			print_float(PRINT_ANY, "mbps-half", " +-%-6.1f", s->p[i].mbps_half);
+		print_uint(PRINT_JSON, "passes", NULL, s->p[i].nrep);
+		print_uint(PRINT_ANY, "retrans", " %8llu", s->p[i].retrans);
+		if (isnan(s->p[i].wmem)) {
+			print_na("wmem-alloc", " %10s");
+			print_na("residence-us", " %10s\n");
+		} else {
+			print_float(PRINT_ANY, "wmem-alloc", " %10.0f", s->p[i].wmem);
+			print_float(PRINT_ANY, "residence-us", " %10.0f\n", s->p[i].residence_us);
+		}
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (s->fit_ok) {
+		open_json_object("fit");
+		print_text("model X(L) = min(R, 8*rho*L / (8*rho*L/R + D)), rho %.3f:\n", s->rho);
+		print_float(PRINT_JSON, "rho", NULL, s->rho);
+		print_float(PRINT_ANY, "R-mbps", "  R %.1f Mbit/s", s->fit.R / 1e6);
+		print_float(PRINT_ANY, "R-lo-mbps", " [%.1f,", s->fit.R_lo / 1e6);
+		print_float(PRINT_ANY, "R-hi-mbps", " %.1f]\n", s->fit.R_hi / 1e6);
+		print_float(PRINT_ANY, "D-us", "  D %.1f us", s->fit.D * 1e6);
+		print_float(PRINT_ANY, "D-lo-us", " [%.1f,", s->fit.D_lo * 1e6);
+		print_float(PRINT_ANY, "D-hi-us", " %.1f] (95%% bootstrap)\n", s->fit.D_hi * 1e6);
+		print_uint(PRINT_ANY, "knee", "  knee L* %llu bytes (95%% of R)\n",
+			   (uint64_t)llround(s->fit.knee));
+		print_float(PRINT_ANY, "rmse-mbps", "  rmse %.1f Mbit/s\n", s->fit.rmse / 1e6);
+		print_float(PRINT_ANY, "cap-current-mbps",
+			    "  single-flow cap at the current limit: %.1f Mbit/s\n",
+			    s->cap_current_mbps);
+		print_float(PRINT_ANY, "cap-default-mbps",
+			    "  single-flow cap at the 4 MiB default: %.1f Mbit/s\n",
+			    s->cap_default_mbps);
+		close_json_object();
+	} else {
+		print_string(PRINT_ANY, "fit-failed", "model: no fit (%s)\n", s->fit_reason);
+	}
+	for (i = s->n; i-- > 0;)
+		if (s->p[i].below_floor) {
+			print_text("at %llu bytes and below the sysctl is under the kernel's floor "
+				   "(one "
+				   "skb's truesize: the one-skb exception sends it anyway)\n",
+				   (unsigned long long)s->p[i].limit);
+			break;
+		}
+	open_json_object("residence");
+	if (s->n_res) {
+		print_text(
+			"measured: the time a byte waits below TCP, less %.0f us to serialize one "
+			"skb at the line rate:\n",
+			s->ser_us);
+		print_float(PRINT_ANY, "D-us", "  D %.0f us", s->d_res_us);
+		print_float(PRINT_JSON, "serialization-us", NULL, s->ser_us);
+		print_float(PRINT_ANY, "D-lo-us", " [%.0f,", s->d_res_lo_us);
+		print_float(PRINT_ANY, "D-hi-us", " %.0f]", s->d_res_hi_us);
+		print_uint(PRINT_ANY, "points", " (quartiles of %u points TSQ throttles)\n",
+			   s->n_res);
+	} else {
+		print_text("measured D: n/a (needs the line rate and two points TSQ throttles)\n");
+	}
+	close_json_object();
+	print_float(PRINT_ANY, "elapsed-s", "elapsed %.1f s\n", s->elapsed_s);
+	close_json_object();
+}
+
+/* Change dev (and the peer's device, possibly in its namespace) temporarily. */
+static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	pid_t pid, owner = getpid();
+	int ret, st;
+
+	ret = devset_apply(o->dev, argc, argv, err, errlen, NULL);
+	if (ret || !o->peer_dev)
+		return ret;
+	if (!o->peer_netns || (et_opts.netns && !strcmp(o->peer_netns, et_opts.netns)))
+		return devset_apply(o->peer_dev, argc, argv, err, errlen, NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char e[512];
+
+		if (netns_switch(o->peer_netns)) {
+			fprintf(stderr, "ethtune: cannot enter peer namespace '%s'\n",
+				o->peer_netns);
+			_exit(1);
+		}
+		et_opts.netns = o->peer_netns;
+		journal_temp_adopt(owner);
+		if (devset_apply(o->peer_dev, argc, argv, e, sizeof(e), NULL)) {
+			fprintf(stderr, "ethtune: peer %s: %s\n", o->peer_dev, e);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(err, errlen, "cannot change the peer device %s", o->peer_dev);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Some drivers (e1000e) reset the NIC on an MTU change: wait for the link before measuring. */
+static void wait_link_up(const char *dev)
+{
+	struct et_link l;
+
+	/* a reset starts a little later */
+	nanosleep(&(struct timespec){ 0, 300 * 1000000L }, NULL);
+	if (!link_get_dev(dev, &l) && strcmp(l.operstate, "UP") && strcmp(l.operstate, "UNKNOWN")) {
+		link_wait_up(dev, 15);
+		sleep(1); /* the peer's end comes up about as late */
+	}
+}
+
+static uint32_t dev_max_mtu(const char *dev, uint32_t *cur)
+{
+	struct et_link l;
+
+	if (link_get_dev(dev, &l))
+		return 0;
+	*cur = (uint32_t)l.v.v[IFLA_MTU];
+	return (uint32_t)l.v.v[IFLA_MAX_MTU];
+}
+
+int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t errlen)
+{
+	static const uint32_t cand[] = { 1500, 4000, 9000, 16000, 32000, 65535 };
+	uint32_t mtus[16], max, cur = 0;
+	unsigned int n = 0, i;
+	double t0 = et_now_s();
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	max = dev_max_mtu(o->dev, &cur);
+	if (!max) {
+		snprintf(err, errlen, "cannot read the MTU range of %s", o->dev);
+		return -ENODEV;
+	}
+	for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
+		if (cand[i] <= max)
+			mtus[n++] = cand[i];
+	if (max > 1500 && mtus[n - 1] != max && n < 16)
+		mtus[n++] = max;
+	journal_temp_begin();
+	for (i = 0; i < n && !ret; i++) {
+		struct probe_result *r = calloc(1, sizeof(*r));
+		char v[16], what[64], *args[] = { "mtu", v };
+		double one[MTU_REPS], two[MTU_REPS];
+		unsigned int k;
+
+		if (!r) {
+			ret = -ENOMEM;
+			break;
+		}
+		snprintf(v, sizeof(v), "%u", mtus[i]);
+		snprintf(what, sizeof(what), "mtu %u", mtus[i]);
+		sweep_progress(o, i + 1, n, what);
+		ret = set_both(o, 2, args, err, errlen);
+		if (!ret)
+			wait_link_up(o->dev);
+		/* one and two flows interleaved, so drift hits both alike */
+		for (k = 0; k < MTU_REPS && !ret; k++) {
+			ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
+			one[k] = r->mbps;
+			if (!ret)
+				ret = sweep_probe(o, 2, PROBE_STREAM, 0, r, err, errlen);
+			two[k] = r->mbps;
+		}
+		if (!ret) {
+			struct mtu_point *p = &s->p[s->n++];
+
+			p->mtu = mtus[i];
+			stats_mean_ci(one, MTU_REPS, 95, &p->c1);
+			stats_mean_ci(two, MTU_REPS, 95, &p->c2);
+			p->mbps1 = p->c1.mean;
+			p->mbps2 = p->c2.mean;
+		}
+		free(r);
+	}
+	sweep_progress_done(o);
+	journal_temp_end();
+	if (ret)
+		return ret;
+	for (i = 1; i < s->n; i++) {
+		const struct mtu_point *p = &s->p[i];
+
+		if (p->mtu > 9000 && p->c1.hi < 0.5 * s->p[0].c1.lo && p->c1.hi < p->c2.lo) {
+			s->collapse = true;
+			s->collapse_mtu = p->mtu;
+			s->collapse_i = i;
+			break;
+		}
+	}
+	s->elapsed_s = et_now_s() - t0;
+	return 0;
+}
+
+void sweep_mtu_print(const struct mtu_sweep *s)
+{
+	unsigned int i;
+
+	open_json_object("mtu-sweep");
+	print_text("MTU sweep (one flow, two flows; mean +- 95%% t half-width of %d interleaved "
+		   "runs):\n  %6s %12s %9s %12s\n",
+		   MTU_REPS, "mtu", "1 flow", "", "2 flows");
+	open_json_array(PRINT_JSON, "points");
+	for (i = 0; i < s->n; i++) {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "mtu", "  %6llu", s->p[i].mtu);
+		print_float(PRINT_ANY, "mbps-1flow", " %12.1f", s->p[i].mbps1);
+		print_float(PRINT_ANY, "mbps-1flow-half", " +-%-7.1f", s->p[i].c1.half);
+		print_float(PRINT_ANY, "mbps-2flows", " %12.1f", s->p[i].mbps2);
+		print_float(PRINT_ANY, "mbps-2flows-half", " +-%-7.1f\n", s->p[i].c2.half);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_bool(PRINT_ANY, "large-mtu-collapse", "large-MTU single-flow collapse: %s",
+		   s->collapse);
+	if (s->collapse)
+		print_uint(PRINT_ANY, "collapse-mtu", " from mtu %llu", s->collapse_mtu);
+	print_text("\n");
+	print_float(PRINT_ANY, "elapsed-s", "elapsed %.1f s\n", s->elapsed_s);
+	close_json_object();
+}
+
+int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *used, char *err,
+		       size_t errlen)
+{
+	const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	uint64_t u;
+	double d;
+	char *end;
+
+	*used = 2;
+	if (!strcmp(a, "--quiet")) {
+		o->quiet = true;
+		*used = 1;
+		return 1;
+	}
+	if (!strcmp(a, "--allow-link-down")) {
+		devset_allow_link_down(true);
+		*used = 1;
+		return 1;
+	}
+	if (strcmp(a, "--peer") && strcmp(a, "--peer-dev") && strcmp(a, "--peer-netns") &&
+	    strcmp(a, "--duration") && strcmp(a, "--warmup") && strcmp(a, "--cc") &&
+	    strcmp(a, "--svg") && strcmp(a, "--points") && strcmp(a, "--min") &&
+	    strcmp(a, "--max") && strcmp(a, "--tsq-constrained") && strcmp(a, "--reps"))
+		return 0;
+	if (!v) {
+		snprintf(err, errlen, "%s needs a value", a);
+		return -EINVAL;
+	}
+	if (!strcmp(a, "--peer"))
+		o->peer = v;
+	else if (!strcmp(a, "--peer-dev"))
+		o->peer_dev = v;
+	else if (!strcmp(a, "--peer-netns"))
+		o->peer_netns = v;
+	else if (!strcmp(a, "--svg"))
+		o->svg = v;
+	else if (!strcmp(a, "--cc")) {
+		if (strlen(v) >= sizeof(o->cc)) {
+			snprintf(err, errlen, "congestion control name '%s' is too long", v);
+			return -EINVAL;
+		}
+		snprintf(o->cc, sizeof(o->cc), "%s", v);
+	} else if (!strcmp(a, "--duration") || !strcmp(a, "--warmup")) {
+		d = strtod(v, &end);
+		if (*end || d < 0 || d > 3600 || (!strcmp(a, "--duration") && d < 0.2)) {
+			snprintf(err, errlen, "%s: '%s' is not a number of seconds (0.2-3600)", a,
+				 v);
+			return -EINVAL;
+		}
+		if (!strcmp(a, "--duration"))
+			o->duration_s = d;
+		else
+			o->warmup_s = d;
+	} else if (!strcmp(a, "--reps")) {
+		if (parse_u64(v, &u) || u < 1 || u > COAL_MAX_REPS) {
+			snprintf(err, errlen, "--reps: '%s' is not 1-%d", v, COAL_MAX_REPS);
+			return -EINVAL;
+		}
+		o->reps = (unsigned int)u;
+	} else if (!strcmp(a, "--points")) {
+		if (parse_u64(v, &u) || u < 3 || u > SWEEP_MAX_POINTS - 4) {
+			snprintf(err, errlen, "--points: '%s' is not 3-%d", v,
+				 SWEEP_MAX_POINTS - 4);
+			return -EINVAL;
+		}
+		o->points = (unsigned int)u;
+	} else {
+		if (parse_size(v, &u) || u < 1024 || u > (1ULL << 31)) {
+			snprintf(err, errlen, "%s: '%s' is not a size from 1K to 2G", a, v);
+			return -EINVAL;
+		}
+		if (!strcmp(a, "--min"))
+			o->tsq_min = u;
+		else if (!strcmp(a, "--max"))
+			o->tsq_max = u;
+		else
+			o->tsq_constrained = u;
+	}
+	return 1;
+}
+
+/* Common checks of a sweep's device and peer; prints the error; exit code or 0. */
+int sweep_prepare(struct sweep_opts *o, const char *cmd)
+{
+	if (!o->dev) {
+		et_err("%s: missing device", cmd);
+		return EXIT_USAGE;
+	}
+	if (!o->peer) {
+		et_err("%s: missing --peer ADDR[:PORT] (an 'ethtune serve' at the other end)", cmd);
+		return EXIT_USAGE;
+	}
+	if (o->tsq_min >= o->tsq_max) {
+		et_err("%s: --min must be below --max", cmd);
+		return EXIT_USAGE;
+	}
+	if (!have_cap_net_admin()) {
+		et_err("%s: needs CAP_NET_ADMIN (it changes %s temporarily); run as root", cmd,
+		       o->dev);
+		return EXIT_FAIL;
+	}
+	if (enter_netns_opt())
+		return EXIT_FAIL;
+	if (!if_nametoindex(o->dev)) {
+		report_missing_dev(o->dev);
+		return EXIT_FAIL;
+	}
+	return 0;
+}

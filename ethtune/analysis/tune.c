@@ -1,0 +1,330 @@
+/* ethtune tune: sweep the TX completion knob, pick a setting by objective, write a profile. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/ethtool_netlink.h>
+
+#include "cli/commands.h"
+#include "nl/devobj.h"
+#include "knowledge/drvdb.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "knowledge/profile.h"
+#include "analysis/sweep.h"
+
+enum objective { OBJ_THROUGHPUT, OBJ_LATENCY, OBJ_CPU, OBJ_BALANCED };
+static const char *const obj_names[] = { "throughput", "latency", "cpu", "balanced", NULL };
+
+static const char *const rules[] = {
+	[OBJ_THROUGHPUT] = "among settings within 5% of the best single-flow throughput at both "
+			   "TSQ limits (or not below it by Welch's test over the passes), the "
+			   "fewest completion interrupts (or the largest delay)",
+	[OBJ_LATENCY] = "the smallest delay among settings whose median RR latency is within 10% "
+			"of the lowest (or not above it by Welch's test over the passes)",
+	[OBJ_CPU] = "the lowest sender CPU per Gbit/s among settings within 10% of the best "
+		    "throughput",
+	[OBJ_BALANCED] = "the smallest interrupt rate that keeps single-flow throughput within 5% "
+			 "of the best and RR p99 within twice the best",
+};
+
+/* Lower is better; unknown interrupt rates fall back to CPU, then to a larger delay. */
+static double cost_irq(const struct coal_point *p)
+{
+	if (!isnan(p->irq_per_s))
+		return p->irq_per_s;
+	if (!isnan(p->cpu_per_gbps))
+		return p->cpu_per_gbps * 1e6;
+	return -(double)p->val[0];
+}
+
+static bool orphans(const struct coal_point *p)
+{
+	return !isnan(p->orphan_frac) && p->orphan_frac > 0.5;
+}
+
+/* Is a's metric (one value per pass) not worse than best's by more than frac, or not
+ * significantly so? Welch's t-test at 5% where there are passes to test with. */
+static bool near(const double *a, const double *best, unsigned int n, double ma, double mb,
+		 double frac, bool higher_is_better)
+{
+	if (higher_is_better ? ma >= (1 - frac) * mb : ma <= (1 + frac) * mb)
+		return true;
+	return n >= 2 && stats_welch_p(a, n, best, n) >= 0.05;
+}
+
+/* A setting that orphans skbs at xmit wins throughput by hiding the queue from TSQ and BQL:
+ * it is left out while any setting keeps skbs owned (*excluded says how many were). */
+static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *excluded)
+{
+	double best = 0, bestc = 0, bestp99 = INFINITY, bestp50 = INFINITY;
+	int ib = 0, ic = 0, il = 0; /* the settings with the best of each */
+	bool any_owned = false;
+	int i, k = -1;
+
+	*excluded = 0;
+	for (i = 0; i < (int)s->n; i++)
+		any_owned |= !orphans(&s->p[i]);
+	for (i = 0; i < (int)s->n; i++) {
+		if (any_owned && orphans(&s->p[i])) {
+			(*excluded)++;
+			continue;
+		}
+		if (s->p[i].mbps > best) {
+			best = s->p[i].mbps;
+			ib = i;
+		}
+		if (s->p[i].mbps_constrained > bestc) {
+			bestc = s->p[i].mbps_constrained;
+			ic = i;
+		}
+		if (!isnan(s->p[i].rr_p99_us))
+			bestp99 = fmin(bestp99, s->p[i].rr_p99_us);
+		if (!isnan(s->p[i].rr_p50_us) && s->p[i].rr_p50_us < bestp50) {
+			bestp50 = s->p[i].rr_p50_us;
+			il = i;
+		}
+	}
+	for (i = 0; i < (int)s->n; i++) {
+		const struct coal_point *p = &s->p[i], *q = k >= 0 ? &s->p[k] : NULL;
+
+		if (any_owned && orphans(p))
+			continue;
+		switch (obj) {
+		case OBJ_THROUGHPUT:
+		case OBJ_BALANCED:
+			if (!near(p->rep_mbps, s->p[ib].rep_mbps, p->nrep, p->mbps, best, 0.05,
+				  true) ||
+			    !near(p->rep_mbpsc, s->p[ic].rep_mbpsc, p->nrep, p->mbps_constrained,
+				  bestc, 0.05, true))
+				continue;
+			if (obj == OBJ_BALANCED && !isnan(p->rr_p99_us) && isfinite(bestp99) &&
+			    p->rr_p99_us > 2 * bestp99)
+				continue;
+			if (!q || cost_irq(p) < cost_irq(q))
+				k = i;
+			break;
+		case OBJ_LATENCY:
+			/* The median is what a delay moves; inside 10% of the best it is noise, and
+			 * then the smaller delay wins. */
+			if (isnan(p->rr_p50_us) || !near(p->rep_p50, s->p[il].rep_p50, p->nrep,
+							 p->rr_p50_us, bestp50, 0.10, false))
+				continue;
+			if (!q || p->val[0] < q->val[0])
+				k = i;
+			break;
+		case OBJ_CPU:
+			if (p->mbps < 0.9 * best || isnan(p->cpu_per_gbps))
+				continue;
+			if (!q || p->cpu_per_gbps < q->cpu_per_gbps)
+				k = i;
+			break;
+		}
+	}
+	return k;
+}
+
+static int write_profile(const char *path, const char *name, const char *driver,
+			 const struct coal_sweep *s, const struct coal_point *p, enum objective obj)
+{
+	char host[64] = "unknown", date[16];
+	time_t t = time(NULL);
+	struct tm tm;
+	unsigned int i;
+	FILE *f;
+
+	gethostname(host, sizeof(host) - 1);
+	gmtime_r(&t, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "# %s: measured by ethtune tune --objective %s\n", name, obj_names[obj]);
+	fprintf(f,
+		"[profile]\nname = %s\ndescription = %s, objective %s: %.0f Mbit/s one flow "
+		"(%.0f at TSQ %llu)\n\n",
+		name, driver, obj_names[obj], p->mbps, p->mbps_constrained,
+		(unsigned long long)s->tsq_constrained);
+	fprintf(f, "[match]\ndriver = %s\n\n[coalesce]\n", driver);
+	if (s->fixed[0]) {
+		char fx[96], *k, *save;
+
+		snprintf(fx, sizeof(fx), "%s", s->fixed);
+		for (k = strtok_r(fx, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
+			char *v = strtok_r(NULL, " ", &save);
+
+			if (v)
+				fprintf(f, "%s = %s\n", k, v);
+		}
+	}
+	for (i = 0; i < s->nparams; i++)
+		fprintf(f, "%s = %u\n", s->param[i], p->got[i] ? p->got[i] : p->val[i]);
+	fprintf(f,
+		"\n[provenance]\nkind = measured\nhost = %s\ndate = %s\nobjective = %s\n"
+		"tool = ethtune %s\nrule = %s\n",
+		host, date, obj_names[obj], ETHTUNE_VERSION, rules[obj]);
+	return fclose(f) ? -errno : 0;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	static const uint32_t dflt[] = { 0, 16, 32, 64, 128, 256, 512, 1024, 2000 };
+	struct sweep_opts o;
+	struct coal_spec spec = {};
+	struct coal_sweep *s = NULL;
+	enum objective obj = OBJ_BALANCED;
+	const char *out = NULL, *pname = NULL, *values = NULL;
+	const struct drv_param *dp = NULL;
+	unsigned int excluded = 0;
+	struct et_drvinfo di;
+	struct et_vals cur;
+	struct nl_sock ns;
+	char err[512], path[600];
+	int i, used, ret, k;
+
+	sweep_opts_init(&o);
+	o.duration_s = 1.5;
+	o.warmup_s = 0.3;
+	o.reps = 3; /* the settings tune compares are measured in 3 interleaved passes */
+	for (i = 1; i < argc; i += used) {
+		ret = sweep_parse_common(&o, argc, argv, i, &used, err, sizeof(err));
+		if (ret < 0) {
+			et_err("tune: %s", err);
+			return EXIT_USAGE;
+		}
+		if (ret)
+			continue;
+		used = 2;
+		if (!strcmp(argv[i], "--objective") && i + 1 < argc) {
+			for (k = 0; obj_names[k] && strcmp(obj_names[k], argv[i + 1]); k++)
+				;
+			if (!obj_names[k]) {
+				et_err("tune: unknown objective '%s' (throughput, latency, cpu, "
+				       "balanced)",
+				       argv[i + 1]);
+				return EXIT_USAGE;
+			}
+			obj = k;
+		} else if (!strcmp(argv[i], "--param") && i + 1 < argc) {
+			spec.param[0] = argv[i + 1];
+			spec.nparams = 1;
+		} else if (!strcmp(argv[i], "--values") && i + 1 < argc) {
+			values = argv[i + 1];
+		} else if (!strcmp(argv[i], "--write-profile") && i + 1 < argc) {
+			out = argv[i + 1];
+		} else if (!strcmp(argv[i], "--profile-name") && i + 1 < argc) {
+			pname = argv[i + 1];
+		} else if (!strcmp(argv[i], "--txlat")) {
+			spec.txlat = true;
+			used = 1;
+		} else if (argv[i][0] != '-' && !o.dev) {
+			o.dev = argv[i];
+			used = 1;
+		} else {
+			et_err("tune: unknown or incomplete option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	ret = sweep_prepare(&o, "tune");
+	if (ret)
+		return ret;
+	if (nl_open_genl(&ns, "ethtool")) {
+		et_err("tune: ethtool netlink unavailable");
+		return EXIT_FAIL;
+	}
+	drvinfo_get(&ns, o.dev, &di);
+	ret = obj_get(&ns, &et_coalesce, o.dev, &cur);
+	nl_close(&ns);
+	if (ret) {
+		et_err("tune: %s has no coalescing parameters to tune", o.dev);
+		return EXIT_FAIL;
+	}
+	if (!spec.nparams) {
+		spec.param[0] = drvdb_tx_knob(di.ok ? di.driver : "", &cur, &dp);
+		if (!spec.param[0]) {
+			et_err("tune: %s reports no coalescing delay to tune; give --param", o.dev);
+			return EXIT_FAIL;
+		}
+		spec.nparams = 1;
+	}
+	/* a switch (virtio_net's tx-frames: napi_tx off/on) has two values, not a delay range */
+	if (dp && dp->unit && !strcmp(dp->unit, "0|1")) {
+		if (!values)
+			values = "0,1";
+		spec.txlat = true; /* one side of such a switch may be an orphan mode */
+	}
+	if (values) {
+		char *save, *tok, buf[512];
+
+		snprintf(buf, sizeof(buf), "%s", values);
+		for (tok = strtok_r(buf, ",", &save); tok && spec.nvals[0] < 32;
+		     tok = strtok_r(NULL, ",", &save))
+			if (parse_u32(tok, &spec.vals[0][spec.nvals[0]++])) {
+				et_err("tune: --values '%s' is not a list of numbers", values);
+				return EXIT_USAGE;
+			}
+	} else {
+		for (k = 0; k < (int)(sizeof(dflt) / sizeof(dflt[0])); k++)
+			spec.vals[0][spec.nvals[0]++] = dflt[k];
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return EXIT_FAIL;
+	new_json_obj(et_opts.json);
+	print_string(PRINT_ANY, "device", "ethtune tune %s", o.dev);
+	print_string(PRINT_ANY, "driver", " (driver %s)", di.ok ? di.driver : "?");
+	print_string(PRINT_ANY, "objective", ", objective %s", obj_names[obj]);
+	print_string(PRINT_ANY, "param", ", sweeping %s\n", spec.param[0]);
+	ret = sweep_coalesce(&o, &spec, s, err, sizeof(err));
+	if (ret) {
+		delete_json_obj();
+		et_err("tune %s: %s", o.dev, err);
+		free(s);
+		return ret == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	sweep_coalesce_print(s);
+	k = pick(s, obj, &excluded);
+	open_json_object("recommendation");
+	print_string(PRINT_ANY, "rule", "rule: %s\n", rules[obj]);
+	if (excluded)
+		print_uint(PRINT_ANY, "orphaning-excluded",
+			   "left out: %llu setting(s) that orphan skbs at xmit (txlat): their "
+			   "throughput comes from hiding the queue from TSQ and BQL\n",
+			   excluded);
+	if (k < 0) {
+		print_text("recommendation: n/a (no setting satisfies the rule)\n");
+	} else {
+		print_string(PRINT_ANY, "param", "recommendation: %s", s->param[0]);
+		print_uint(PRINT_ANY, "value", " %llu",
+			   s->p[k].got[0] ? s->p[k].got[0] : s->p[k].val[0]);
+		print_float(PRINT_ANY, "mbps", " (%.0f Mbit/s one flow", s->p[k].mbps);
+		print_float(PRINT_ANY, "mbps-constrained", ", %.0f at the constrained limit",
+			    s->p[k].mbps_constrained);
+		if (!isnan(s->p[k].rr_p99_us))
+			print_float(PRINT_ANY, "rr-p99-us", ", RR p99 %.0f us", s->p[k].rr_p99_us);
+		print_text(")\n");
+		print_text("apply with: ethtune set %s coalesce %s %u\n", o.dev, s->param[0],
+			   s->p[k].got[0] ? s->p[k].got[0] : s->p[k].val[0]);
+	}
+	close_json_object();
+	if (k >= 0 && (out || pname)) {
+		const char *name = pname ? pname : di.ok ? di.driver : o.dev;
+
+		if (!out) {
+			snprintf(path, sizeof(path), "profiles/%s-%s.profile", name,
+				 obj_names[obj]);
+			out = path;
+		}
+		ret = write_profile(out, name, di.ok ? di.driver : o.dev, s, &s->p[k], obj);
+		if (ret)
+			et_err("tune: cannot write profile %s: %s", out, strerror(-ret));
+		else
+			print_string(PRINT_ANY, "profile", "profile written: %s\n", out);
+	}
+	delete_json_obj();
+	free(s);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,506 @@
+/* The probe command: options, effective configuration first, results in text or JSON. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "nl/devobj.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "probe/probe.h"
+
+#pragma weak show_device
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return (!*s || *end || errno || !isfinite(*out)) ? -EINVAL : 0;
+}
+
+/* "A,B" into two strings (either may be empty). */
+static int split2(const char *s, char *a, char *b, size_t len)
+{
+	const char *c = strchr(s, ',');
+
+	if (!c || (size_t)(c - s) >= len || strlen(c + 1) >= len)
+		return -EINVAL;
+	snprintf(a, len, "%.*s", (int)(c - s), s);
+	snprintf(b, len, "%s", c + 1);
+	return 0;
+}
+
+static int parse_buf(const char *s, uint32_t *out)
+{
+	uint64_t v;
+
+	if (!strcmp(s, "auto")) {
+		*out = 0;
+		return 0;
+	}
+	if (parse_size(s, &v) || v > PROBE_MAX_BUF)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_cpu(const char *s, int *out)
+{
+	uint32_t v;
+
+	if (!*s || !strcmp(s, "any")) {
+		*out = -1;
+		return 0;
+	}
+	if (parse_u32(s, &v) || v > 4095)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void progress(void *arg, unsigned int iter, double el, double total, double v)
+{
+	const struct probe_cfg *c = arg;
+	bool rr = c->test == PROBE_RR || c->test == PROBE_CRR;
+
+	fprintf(stderr, "\r\033[K[%u/%u] %.0f/%.0f s  %.1f %s", iter, c->iter_max, el, total, v,
+		rr ? "trans/s" : "Mbit/s");
+	fflush(stderr);
+}
+
+static const char *const sysctls[] = {
+	"net/core/rmem_max",
+	"net/core/wmem_max",
+	"net/core/rmem_default",
+	"net/core/wmem_default",
+	"net/core/default_qdisc",
+	"net/core/busy_poll",
+	"net/core/busy_read",
+	"net/core/netdev_max_backlog",
+	"net/ipv4/tcp_rmem",
+	"net/ipv4/tcp_wmem",
+	"net/ipv4/tcp_mem",
+	"net/ipv4/tcp_congestion_control",
+	"net/ipv4/tcp_limit_output_bytes",
+	"net/ipv4/tcp_autocorking",
+	"net/ipv4/tcp_notsent_lowat",
+	"net/ipv4/tcp_moderate_rcvbuf",
+	"net/ipv4/tcp_shrink_window",
+	"net/ipv4/tcp_tso_win_divisor",
+	"net/ipv4/tcp_min_tso_segs",
+	"net/ipv4/tcp_pacing_ss_ratio",
+	"net/ipv4/tcp_pacing_ca_ratio",
+	"net/ipv4/tcp_no_metrics_save",
+	"net/ipv4/tcp_timestamps",
+	"net/ipv4/tcp_sack",
+	"net/ipv4/tcp_ecn",
+	"net/ipv4/tcp_adv_win_scale",
+	"net/ipv4/tcp_mtu_probing",
+	NULL,
+};
+
+static void print_environment(const struct probe_cfg *cfg, const struct probe_result *res)
+{
+	char path[128], buf[256], key[64], ts[32], *p;
+	struct utsname u;
+	time_t now;
+	unsigned int i;
+
+	uname(&u);
+	now = time(NULL);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	open_json_object("environment");
+	print_string(PRINT_JSON, "date", NULL, ts);
+	print_string(PRINT_JSON, "ethtune-version", NULL, ETHTUNE_VERSION);
+	print_string(PRINT_JSON, "kernel", NULL, u.release);
+	print_string(PRINT_JSON, "kernel-build", NULL, u.version);
+	print_string(PRINT_JSON, "machine", NULL, u.machine);
+	print_string(PRINT_JSON, "hostname", NULL, u.nodename);
+	print_uint(PRINT_JSON, "cpus", NULL, sysconf(_SC_NPROCESSORS_ONLN));
+	print_string(PRINT_JSON, "netns", NULL, et_opts.netns ? et_opts.netns : "");
+	print_string(PRINT_JSON, "peer-version", NULL, res->peer_version);
+	open_json_object("sysctls");
+	for (i = 0; sysctls[i]; i++) {
+		snprintf(path, sizeof(path), "/proc/sys/%s", sysctls[i]);
+		if (read_file_str(path, buf, sizeof(buf)))
+			continue;
+		buf[strcspn(buf, "\n")] = 0;
+		for (p = buf; *p; p++)
+			if (*p == '\t')
+				*p = ' ';
+		snprintf(key, sizeof(key), "%s", sysctls[i]);
+		for (p = key; *p; p++)
+			if (*p == '/')
+				*p = '.';
+		print_string(PRINT_JSON, key, NULL, buf);
+	}
+	close_json_object();
+	if (res->dev.dev[0]) {
+		open_json_object("device");
+		print_string(PRINT_JSON, "name", NULL, res->dev.dev);
+		if (show_device)
+			show_device(res->dev.dev, false);
+		close_json_object();
+	}
+	close_json_object();
+}
+
+static void print_config(const struct probe_cfg *c)
+{
+	open_json_object("config");
+	{
+		print_string(PRINT_ANY, "test", "probe %s", probe_test_name(c->test));
+		char host[256];
+		uint16_t port;
+
+		if (probe_peer_split(c->peer, c->port, host, sizeof(host), &port))
+			snprintf(host, sizeof(host), "%s", c->peer);
+		print_string(PRINT_ANY, "peer", " to %s", host);
+		print_uint(PRINT_ANY, "port", " port %u\n", port);
+	}
+	print_uint(PRINT_ANY, "flows", "  flows %u", c->flows);
+	print_uint(PRINT_ANY, "msg-size", ", msg-size %u", c->msg_size);
+	if (c->recv_size)
+		print_uint(PRINT_ANY, "recv-size", ", recv-size %u", c->recv_size);
+	else
+		print_string(PRINT_ANY, "recv-size", ", recv-size %s", "auto");
+	print_float(PRINT_ANY, "duration", ", duration %g s", c->duration_s);
+	print_float(PRINT_ANY, "warmup", ", warmup %g s\n", c->warmup_s);
+	if (c->sndbuf)
+		print_uint(PRINT_ANY, "sndbuf", "  sndbuf %u", c->sndbuf);
+	else
+		print_string(PRINT_ANY, "sndbuf", "  sndbuf %s", "auto");
+	if (c->rcvbuf)
+		print_uint(PRINT_ANY, "rcvbuf", ", rcvbuf %u", c->rcvbuf);
+	else
+		print_string(PRINT_ANY, "rcvbuf", ", rcvbuf %s", "auto");
+	print_on_off(PRINT_ANY, "nodelay", ", nodelay %s", c->nodelay);
+	print_string(PRINT_ANY, "cc", ", cc %s", c->cc[0] ? c->cc : "default");
+	print_int(PRINT_ANY, "cpu-local", ", cpu %d", c->cpu_local);
+	print_int(PRINT_ANY, "cpu-remote", ",%d\n", c->cpu_remote);
+	print_uint(PRINT_ANY, "iterations-min", "  iterations %u", c->iter_min);
+	print_uint(PRINT_ANY, "iterations-max", "..%u", c->iter_max);
+	if (c->conf_level) {
+		print_float(PRINT_ANY, "confidence-level", ", confidence %g%%", c->conf_level);
+		print_float(PRINT_ANY, "confidence-width", " within %g%%", c->conf_width);
+	} else {
+		print_text(", confidence off");
+	}
+	print_string(PRINT_ANY, "bind-dev", ", bind-dev %s\n", c->bind_dev ? c->bind_dev : "any");
+	close_json_object();
+	fflush(stdout);
+}
+
+static void print_devstats(const char *key, const char *label, const struct probe_devstats *d)
+{
+	unsigned int i;
+
+	if (d->valid) {
+		open_json_object(key);
+		print_text("%s ", label);
+		print_string(PRINT_ANY, "dev", "%s:", d->dev);
+		print_uint(PRINT_ANY, "rx-packets", " rx %llu pkts",
+			   (unsigned long long)d->rx_packets);
+		print_uint(PRINT_ANY, "rx-bytes", " %llu bytes", (unsigned long long)d->rx_bytes);
+		print_uint(PRINT_ANY, "tx-packets", ", tx %llu pkts",
+			   (unsigned long long)d->tx_packets);
+		print_uint(PRINT_ANY, "tx-bytes", " %llu bytes", (unsigned long long)d->tx_bytes);
+		print_uint(PRINT_ANY, "rx-dropped", ", dropped rx %llu",
+			   (unsigned long long)d->rx_dropped);
+		print_uint(PRINT_ANY, "tx-dropped", " tx %llu", (unsigned long long)d->tx_dropped);
+		print_uint(PRINT_ANY, "interrupts", ", interrupts %llu",
+			   (unsigned long long)d->irqs);
+		print_uint(PRINT_ANY, "irq-lines", " (%u irq lines)\n", d->irq_lines);
+		open_json_object("ethtool-stats");
+		if (d->n_ethtool)
+			print_text("  ethtool -S deltas:");
+		for (i = 0; i < d->n_ethtool; i++) {
+			print_text(" %s +%llu", d->ethtool_name[i],
+				   (unsigned long long)d->ethtool_delta[i]);
+			print_uint(PRINT_JSON, d->ethtool_name[i], NULL, d->ethtool_delta[i]);
+		}
+		if (d->n_ethtool)
+			print_nl();
+		close_json_object();
+		close_json_object();
+	}
+}
+
+static void print_results(const struct probe_cfg *c, const struct probe_result *r)
+{
+	bool rr = c->test == PROBE_RR || c->test == PROBE_CRR;
+	const char *unit = rr ? "trans/s" : "Mbit/s";
+	unsigned int i;
+
+	open_json_object("result");
+	open_json_array(PRINT_JSON, "iterations");
+	for (i = 0; i < r->n_iter; i++) {
+		print_text("iteration %u: %.2f %s\n", i + 1, r->iter_value[i], unit);
+		print_float(PRINT_JSON, NULL, NULL, r->iter_value[i]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (!rr) {
+		print_float(PRINT_ANY, "throughput-mbps", "throughput: %.2f Mbit/s", r->mbps);
+		print_uint(PRINT_FP, NULL, " (%u flows summed)\n", c->flows);
+		open_json_array(PRINT_JSON, "flow-mbps");
+		for (i = 0; i < c->flows; i++) {
+			if (c->flows > 1 && (et_opts.verbose || c->flows <= 8))
+				print_text("  flow %u: %.2f Mbit/s\n", i, r->flow_mbps[i]);
+			print_float(PRINT_JSON, NULL, NULL, r->flow_mbps[i]);
+		}
+		close_json_array(PRINT_JSON, NULL);
+	} else {
+		print_float(PRINT_ANY, "transactions-per-s", "transactions: %.1f/s", r->tps);
+		print_uint(PRINT_FP, NULL, " (%u flows summed)\n", c->flows);
+		open_json_array(PRINT_JSON, "flow-tps");
+		for (i = 0; i < c->flows; i++)
+			print_float(PRINT_JSON, NULL, NULL, r->flow_tps[i]);
+		close_json_array(PRINT_JSON, NULL);
+	}
+	if (r->have_lat) {
+		open_json_object("latency-us");
+		print_float(PRINT_ANY, "min", "latency us: min %.1f", r->lat_min);
+		print_float(PRINT_ANY, "mean", " mean %.1f", r->lat_mean);
+		print_float(PRINT_ANY, "p50", " p50 %.1f", r->lat_p50);
+		print_float(PRINT_ANY, "p90", " p90 %.1f", r->lat_p90);
+		print_float(PRINT_ANY, "p99", " p99 %.1f", r->lat_p99);
+		print_float(PRINT_ANY, "p99.9", " p99.9 %.1f", r->lat_p999);
+		print_float(PRINT_ANY, "max", " max %.1f", r->lat_max);
+		print_uint(PRINT_ANY, "samples", " (%llu samples)\n",
+			   (unsigned long long)r->lat_samples);
+		close_json_object();
+	}
+	open_json_object("confidence");
+	print_string(PRINT_ANY, "stop-reason", "stopped: %s", probe_stop_name(r->stop));
+	print_uint(PRINT_ANY, "iterations", " after %u iteration(s)", r->n_iter);
+	if (c->conf_level || r->stop != PROBE_STOP_FIXED) {
+		double lvl = c->conf_level ? c->conf_level : 99;
+		double w = c->conf_level ? c->conf_width : 5;
+
+		print_float(PRINT_ANY, "level", "; %g%% interval", lvl);
+		if (isfinite(r->ci_width_pct))
+			print_float(PRINT_ANY, "width-pct", " %.2f%% wide", r->ci_width_pct);
+		else
+			print_na("width-pct", " %s wide");
+		print_float(PRINT_ANY, "wanted-width-pct", " (wanted %g%%)", w);
+		if (isfinite(r->ci_half))
+			print_float(PRINT_ANY, "half-width", ", mean +- %.2f", r->ci_half);
+	}
+	print_nl();
+	close_json_object();
+	if (r->sender_ti.valid) {
+		const struct probe_tcpinfo *t = &r->sender_ti;
+		double el = (c->test == PROBE_MAERTS ? r->remote.elapsed_s : r->local.elapsed_s) *
+			    1e6 * c->flows;
+
+		open_json_object("sender-tcp-info");
+		print_uint(PRINT_ANY, "retransmits", "sender tcp_info: retrans %u", t->retrans);
+		print_uint(PRINT_ANY, "rtt-us", ", rtt %u us", t->rtt_us);
+		print_uint(PRINT_ANY, "rttvar-us", ", rttvar %u us", t->rttvar_us);
+		print_uint(PRINT_ANY, "snd-cwnd", ", cwnd %u", t->snd_cwnd);
+		print_uint(PRINT_JSON, "snd-mss", NULL, t->snd_mss);
+		print_float(PRINT_ANY, "delivery-rate-mbps", ", delivery-rate %.0f Mbit/s\n",
+			    t->delivery_rate * 8 / 1e6);
+		print_uint(PRINT_ANY, "busy-us", "  busy %llu us", (unsigned long long)t->busy_us);
+		print_uint(PRINT_ANY, "rwnd-limited-us", ", rwnd-limited %llu us",
+			   (unsigned long long)t->rwnd_limited_us);
+		if (el > 0)
+			print_float(PRINT_ANY, "rwnd-limited-pct", " (%.1f%%)",
+				    100 * t->rwnd_limited_us / el);
+		print_uint(PRINT_ANY, "sndbuf-limited-us", ", sndbuf-limited %llu us",
+			   (unsigned long long)t->sndbuf_limited_us);
+		if (el > 0)
+			print_float(PRINT_ANY, "sndbuf-limited-pct", " (%.1f%%)",
+				    100 * t->sndbuf_limited_us / el);
+		print_nl();
+		if (t->wmem_samples && r->mbps > 0) {
+			print_float(PRINT_ANY, "wmem-alloc",
+				    "  below TCP (sk_wmem_alloc) %.0f bytes", t->wmem_alloc);
+			print_float(PRINT_ANY, "host-residence-us",
+				    ": a byte waits %.0f us in the host until its skb is freed\n",
+				    t->wmem_alloc * 8 / r->mbps);
+		}
+		close_json_object();
+	}
+	open_json_object("socket-buffers-end");
+	print_uint(PRINT_ANY, "local-sndbuf", "socket buffers at end: local sndbuf %u",
+		   r->local.sndbuf_end);
+	print_uint(PRINT_ANY, "local-rcvbuf", " rcvbuf %u", r->local.rcvbuf_end);
+	print_uint(PRINT_ANY, "remote-sndbuf", ", remote sndbuf %u", r->remote.sndbuf_end);
+	print_uint(PRINT_ANY, "remote-rcvbuf", " rcvbuf %u\n", r->remote.rcvbuf_end);
+	close_json_object();
+	open_json_object("cpu");
+	print_float(PRINT_ANY, "local-util-pct", "cpu: local %.1f%%", r->local.cpu_util);
+	print_float(PRINT_ANY, "local-process-pct", " (process %.1f%% of a CPU)",
+		    r->local.proc_cpu);
+	print_float(PRINT_ANY, "remote-util-pct", ", remote %.1f%%", r->remote.cpu_util);
+	print_float(PRINT_ANY, "remote-process-pct", " (process %.1f%% of a CPU)\n",
+		    r->remote.proc_cpu);
+	close_json_object();
+	print_devstats("device-counters", "device", &r->dev);
+	print_devstats("remote-device-counters", "peer device", &r->remote_dev);
+	close_json_object();
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct probe_cfg cfg;
+	struct probe_result *res;
+	char a[32], b[32], err[256];
+	uint64_t u64;
+	uint32_t u32;
+	bool tty;
+	int i, r;
+
+	probe_cfg_init(&cfg);
+	cfg.warmup_s = 1;
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+#define NEED()                                                                                     \
+	do {                                                                                       \
+		if (!v) {                                                                          \
+			et_err("option '%s' needs a value", o);                                    \
+			return EXIT_USAGE;                                                         \
+		}                                                                                  \
+		i++;                                                                               \
+	} while (0)
+#define BAD(what)                                                                                  \
+	do {                                                                                       \
+		et_err("%s '%s' is not valid for %s", what, v, o);                                 \
+		return EXIT_USAGE;                                                                 \
+	} while (0)
+		if (!strcmp(o, "--peer")) {
+			NEED();
+			cfg.peer = v;
+		} else if (!strcmp(o, "--port")) {
+			NEED();
+			if (parse_u32(v, &u32) || !u32 || u32 > 65535)
+				BAD("port");
+			cfg.port = u32;
+		} else if (!strcmp(o, "--test")) {
+			NEED();
+			if (probe_test_parse(v, &cfg.test))
+				BAD("test (stream|maerts|rr|crr)");
+		} else if (!strcmp(o, "--duration")) {
+			NEED();
+			if (parse_double(v, &cfg.duration_s))
+				BAD("seconds");
+		} else if (!strcmp(o, "--warmup")) {
+			NEED();
+			if (parse_double(v, &cfg.warmup_s))
+				BAD("seconds");
+		} else if (!strcmp(o, "--flows")) {
+			NEED();
+			if (parse_u32(v, &cfg.flows))
+				BAD("count");
+		} else if (!strcmp(o, "--msg-size")) {
+			NEED();
+			if (parse_size(v, &u64) || u64 > PROBE_MAX_MSG || !u64)
+				BAD("size (1..16M)");
+			cfg.msg_size = u64;
+		} else if (!strcmp(o, "--recv-size")) {
+			NEED();
+			if (parse_size(v, &u64) || u64 > PROBE_MAX_MSG || !u64)
+				BAD("size (1..16M)");
+			cfg.recv_size = u64;
+		} else if (!strcmp(o, "--sndbuf")) {
+			NEED();
+			if (parse_buf(v, &cfg.sndbuf))
+				BAD("size");
+		} else if (!strcmp(o, "--rcvbuf")) {
+			NEED();
+			if (parse_buf(v, &cfg.rcvbuf))
+				BAD("size");
+		} else if (!strcmp(o, "--nodelay")) {
+			cfg.nodelay = true;
+		} else if (!strcmp(o, "--cc")) {
+			NEED();
+			if (strlen(v) >= sizeof(cfg.cc))
+				BAD("congestion control");
+			snprintf(cfg.cc, sizeof(cfg.cc), "%s", v);
+		} else if (!strcmp(o, "--cpu")) {
+			NEED();
+			if (split2(v, a, b, sizeof(a)) || parse_cpu(a, &cfg.cpu_local) ||
+			    parse_cpu(b, &cfg.cpu_remote))
+				BAD("CPU pair L,R");
+		} else if (!strcmp(o, "--iterations")) {
+			NEED();
+			if (split2(v, a, b, sizeof(a)) || parse_u32(a, &cfg.iter_min) ||
+			    parse_u32(b, &cfg.iter_max))
+				BAD("MIN,MAX");
+		} else if (!strcmp(o, "--confidence")) {
+			NEED();
+			if (split2(v, a, b, sizeof(a)) || parse_double(a, &cfg.conf_level) ||
+			    parse_double(b, &cfg.conf_width) || cfg.conf_level <= 0)
+				BAD("LEVEL,WIDTH");
+		} else if (!strcmp(o, "--bind-dev")) {
+			NEED();
+			cfg.bind_dev = v;
+		} else {
+			et_err("probe: unknown option '%s'", o);
+			return EXIT_USAGE;
+		}
+	}
+	if (et_opts.netns) {
+		r = netns_switch(et_opts.netns);
+		if (r) {
+			et_err("namespace '%s': %s", et_opts.netns, strerror(-r));
+			return EXIT_FAIL;
+		}
+	}
+	if (!cfg.peer) {
+		et_err("probe: --peer ADDR[:PORT] is required");
+		return EXIT_USAGE;
+	}
+	if (probe_cfg_check(&cfg, err, sizeof(err))) {
+		et_err("%s", err);
+		return EXIT_USAGE;
+	}
+	/* Apply netperf's defaults for the loop now, so the configuration shown is the one run. */
+	if (cfg.iter_max > 1 && !cfg.conf_level) {
+		cfg.conf_level = 99;
+		cfg.conf_width = 5;
+	}
+	if (cfg.conf_level && cfg.iter_max == 1) {
+		cfg.iter_min = 3;
+		cfg.iter_max = 10;
+	}
+	cfg.msg_size = probe_msg_size(&cfg);
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return EXIT_FAIL;
+	tty = isatty(STDERR_FILENO);
+	if (tty) {
+		cfg.progress = progress;
+		cfg.progress_arg = &cfg;
+	}
+	new_json_obj(et_opts.json);
+	print_config(&cfg);
+	r = probe_run(&cfg, res);
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	if (r) {
+		delete_json_obj();
+		et_err("%s", res->err);
+		free(res);
+		return r == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	if (!res->dev.dev[0] && cfg.bind_dev)
+		snprintf(res->dev.dev, sizeof(res->dev.dev), "%s", cfg.bind_dev);
+	print_results(&cfg, res);
+	if (is_json_context())
+		print_environment(&cfg, res);
+	else if (et_opts.verbose && res->peer_version[0])
+		printf("peer runs ethtune %s\n", res->peer_version);
+	delete_json_obj();
+	free(res);
+	return EXIT_OK;
+}

@@ -1,0 +1,303 @@
+/* ethtune show: everything that governs TX completion on one device, in text or JSON. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+
+#include "cli/commands.h"
+#include "nl/devobj.h"
+#include "state/devset.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "cli/showext.h"
+
+static const char *const tsq_sysctls[][2] = {
+	{ "net.ipv4.tcp_limit_output_bytes", "tcp_limit_output_bytes" },
+	{ "net.ipv4.tcp_wmem", "tcp_wmem" },
+	{ "net.ipv4.tcp_rmem", "tcp_rmem" },
+	{ "net.ipv4.tcp_congestion_control", "tcp_congestion_control" },
+	{ "net.ipv4.tcp_autocorking", "tcp_autocorking" },
+	{ "net.core.default_qdisc", "default_qdisc" },
+};
+
+int sysctl_get(const char *name, char *buf, size_t len)
+{
+	char path[256];
+	size_t i;
+
+	if (strlen(name) > 200 || strstr(name, ".."))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	for (i = 10; path[i]; i++)
+		if (path[i] == '.')
+			path[i] = '/';
+	return read_file_str(path, buf, len);
+}
+
+static void show_sysctls(void)
+{
+	size_t i;
+
+	open_json_object("sysctl");
+	print_text("TSQ-relevant sysctls (this namespace):\n");
+	for (i = 0; i < sizeof(tsq_sysctls) / sizeof(tsq_sysctls[0]); i++) {
+		char buf[128], fmt[64];
+		char *p;
+
+		snprintf(fmt, sizeof(fmt), "%-22s %%s\n", tsq_sysctls[i][1]);
+		if (sysctl_get(tsq_sysctls[i][0], buf, sizeof(buf))) {
+			print_na(tsq_sysctls[i][0], fmt);
+			continue;
+		}
+		for (p = buf; *p; p++)
+			if (*p == '\t')
+				*p = ' ';
+		/* Single numbers are numbers in JSON; triples and names stay strings. */
+		if (buf[0] >= '0' && buf[0] <= '9' && !strchr(buf, ' ')) {
+			snprintf(fmt, sizeof(fmt), "%-22s %%llu\n", tsq_sysctls[i][1]);
+			print_uint(PRINT_ANY, tsq_sysctls[i][0], fmt, strtoull(buf, NULL, 10));
+		} else {
+			print_string(PRINT_ANY, tsq_sysctls[i][0], fmt, buf);
+		}
+	}
+	close_json_object();
+	print_nl();
+}
+
+static const char *const bql_files[] = { "limit",      "limit_min", "limit_max", "inflight",
+					 "stall_thrs", "stall_cnt", "stall_max", NULL };
+
+static void show_bql(const char *dev, unsigned int ntx)
+{
+	unsigned int q, i;
+
+	open_json_array(PRINT_JSON, "bql");
+	print_text("TX queues and BQL:\n");
+	for (q = 0; q < ntx && q < 256; q++) {
+		char path[256];
+		uint64_t v;
+
+		print_text("  tx-%u:", q);
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "queue", NULL, q);
+		for (i = 0; bql_files[i]; i++) {
+			char fmt[48];
+
+			snprintf(path, sizeof(path),
+				 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
+				 bql_files[i]);
+			snprintf(fmt, sizeof(fmt), " %s %%s", bql_files[i]);
+			if (read_file_u64(path, &v)) {
+				print_na(bql_files[i], fmt);
+				continue;
+			}
+			snprintf(fmt, sizeof(fmt), " %s %%llu", bql_files[i]);
+			print_uint(PRINT_ANY, bql_files[i], fmt, v);
+		}
+		close_json_object();
+		print_text("\n");
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_nl();
+}
+
+static void show_link(const struct et_link *l)
+{
+	unsigned int i;
+
+	open_json_object("link");
+	print_text("Link:\n");
+	for (i = 0; i < n_link_params; i++) {
+		const struct et_param *p = &link_params[i];
+		char fmt[48];
+
+		if (p->attr == IFLA_CARRIER)
+			continue;
+		snprintf(fmt, sizeof(fmt), "%-22s %%s\n", p->key);
+		if (!vals_has(&l->v, p->attr)) {
+			print_na(p->key, fmt);
+			continue;
+		}
+		snprintf(fmt, sizeof(fmt), "%-22s %%llu\n", p->key);
+		print_uint(PRINT_ANY, p->key, fmt, l->v.v[p->attr]);
+	}
+	if (l->qdisc[0])
+		print_string(PRINT_ANY, "qdisc", "qdisc                  %s\n", l->qdisc);
+	else
+		print_na("qdisc", "qdisc                  %s\n");
+	close_json_object();
+	print_nl();
+}
+
+static void show_ident(const char *dev, const struct et_link *l, const struct et_drvinfo *d)
+{
+	print_string(PRINT_ANY, "ifname", "Device %s", dev);
+	print_uint(PRINT_ANY, "ifindex", " (ifindex %llu", (uint64_t)l->ifindex);
+	if (et_opts.netns)
+		print_string(PRINT_ANY, "netns", ", netns %s", et_opts.netns);
+	print_text(")\n");
+#define STR(k, fmt, v)                                                                             \
+	do {                                                                                       \
+		if ((v) && *(v))                                                                   \
+			print_string(PRINT_ANY, k, fmt, v);                                        \
+		else                                                                               \
+			print_na(k, fmt);                                                          \
+	} while (0)
+	STR("driver", "driver                 %s\n", d->ok ? d->driver : NULL);
+	STR("version", "version                %s\n", d->ok ? d->version : NULL);
+	STR("firmware-version", "firmware-version       %s\n", d->ok ? d->fw : NULL);
+	STR("bus-info", "bus-info               %s\n", d->ok ? d->bus : NULL);
+	STR("kind", "kind                   %s\n", l->kind);
+	STR("operstate", "operstate              %s\n", l->operstate);
+#undef STR
+	if (d->link >= 0)
+		print_bool(PRINT_ANY, "link-detected", "link-detected          %s\n", d->link);
+	else
+		print_na("link-detected", "link-detected          %s\n");
+	if (d->speed >= 0)
+		print_uint(PRINT_ANY, "speed", "speed                  %llu Mb/s\n",
+			   (uint64_t)d->speed);
+	else
+		print_na("speed", "speed                  %s\n");
+	if (d->duplex >= 0)
+		print_string(PRINT_ANY, "duplex", "duplex                 %s\n",
+			     d->duplex ? "full" : "half");
+	else
+		print_na("duplex", "duplex                 %s\n");
+	print_nl();
+}
+
+static void show_object(struct nl_sock *eth, const struct et_object *obj, const char *dev)
+{
+	struct et_vals v;
+	int ret = obj_get(eth, obj, dev, &v);
+
+	if (ret == -EOPNOTSUPP) {
+		/* Text says so; JSON leaves the object out, as for any missing value. */
+		print_text("%s: not supported by this device\n\n", obj->title);
+		return;
+	}
+	if (ret) {
+		et_warn("%s of %s: %s", obj->name, dev, nl_strerror(eth, ret));
+		return;
+	}
+	obj_show(obj, &v);
+}
+
+int show_device(const char *dev, bool verbose)
+{
+	struct nl_sock eth;
+	struct et_link l;
+	struct et_drvinfo d;
+	static struct et_bitset bs;
+	int ret;
+
+	ret = link_get_dev(dev, &l);
+	if (ret)
+		return ret;
+	ret = nl_open_genl(&eth, "ethtool");
+	if (ret)
+		return ret;
+	drvinfo_get(&eth, dev, &d);
+	show_ident(dev, &l, &d);
+	show_link(&l);
+	show_object(&eth, &et_coalesce, dev);
+	show_object(&eth, &et_rings, dev);
+	show_object(&eth, &et_channels, dev);
+	if (!features_get(&eth, dev, &bs))
+		features_show(&bs);
+	if (!privflags_get(&eth, dev, &bs))
+		privflags_show(&bs);
+	else
+		print_text("Private flags: n/a\n\n");
+	nl_close(&eth);
+	if (vals_has(&l.v, IFLA_NUM_TX_QUEUES))
+		show_bql(dev, (unsigned int)l.v.v[IFLA_NUM_TX_QUEUES]);
+	show_sysctls();
+	if (d.ok)
+		show_driver_extras(dev, d.driver);
+	return 0;
+}
+
+/* Unknown device: say whether it lives in another named namespace. */
+int report_missing_dev(const char *dev)
+{
+	char where[64];
+
+	if (strlen(dev) >= IFNAMSIZ) {
+		et_err("invalid device name '%s' (longer than %d characters)", dev, IFNAMSIZ - 1);
+		return -EINVAL;
+	}
+	if (!netns_find_dev(dev, where, sizeof(where)) &&
+	    (!et_opts.netns || strcmp(where, et_opts.netns)))
+		et_err("device '%s' is not in %s%s%s; it is in network namespace '%s' (use --netns "
+		       "%s)",
+		       dev, et_opts.netns ? "network namespace '" : "this network namespace",
+		       et_opts.netns ? et_opts.netns : "", et_opts.netns ? "'" : "", where, where);
+	else
+		et_err("no such device '%s'%s%s", dev,
+		       et_opts.netns ? " in network namespace " : "",
+		       et_opts.netns ? et_opts.netns : "");
+	return -ENODEV;
+}
+
+int enter_netns_opt(void)
+{
+	int ret;
+
+	if (!et_opts.netns)
+		return 0;
+	ret = netns_switch(et_opts.netns);
+	if (ret == -ENOENT)
+		et_err("network namespace '%s' does not exist", et_opts.netns);
+	else if (ret == -EPERM)
+		et_err("cannot enter network namespace '%s': permission denied (needs "
+		       "CAP_SYS_ADMIN)",
+		       et_opts.netns);
+	else if (ret)
+		et_err("cannot enter network namespace '%s': %s", et_opts.netns, strerror(-ret));
+	return ret;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	const char *dev = NULL;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (argv[i][0] == '-') {
+			et_err("show: unknown option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+		if (dev) {
+			et_err("show: unexpected argument '%s' (one device at a time)", argv[i]);
+			return EXIT_USAGE;
+		}
+		dev = argv[i];
+	}
+	if (!dev) {
+		et_err("show: missing device (usage: ethtune show DEV [--json] [--netns NS])");
+		return EXIT_USAGE;
+	}
+	if (enter_netns_opt())
+		return EXIT_FAIL;
+	if (strlen(dev) >= IFNAMSIZ || !if_nametoindex(dev)) {
+		report_missing_dev(dev);
+		return EXIT_FAIL;
+	}
+	new_json_obj(et_opts.json);
+	ret = show_device(dev, et_opts.verbose);
+	delete_json_obj();
+	if (ret == -ENODEV) {
+		report_missing_dev(dev);
+		return EXIT_FAIL;
+	}
+	if (ret) {
+		et_err("show %s: %s", dev, strerror(-ret));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}

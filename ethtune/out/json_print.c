@@ -1,0 +1,181 @@
+/* Text and JSON through one call per value: JSON is built with jansson, text goes to stdout. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <jansson.h>
+
+#include "out/json_print.h"
+
+#define JSTACK_MAX 32
+
+static int json_mode;
+static json_t *jstack[JSTACK_MAX];
+static int jdepth = -1;
+
+bool is_json_context(void)
+{
+	return json_mode;
+}
+
+void new_json_obj(int json)
+{
+	json_mode = json;
+	if (!json)
+		return;
+	jstack[0] = json_object();
+	jdepth = 0;
+}
+
+void delete_json_obj(void)
+{
+	if (!json_mode || jdepth < 0)
+		return;
+	json_dumpf(jstack[0], stdout,
+		   JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	fputc('\n', stdout);
+	fflush(stdout);
+	json_decref(jstack[0]);
+	jdepth = -1;
+	json_mode = 0;
+}
+
+/* Put v into the current container: under key in an object, appended in an array. */
+static void jput(const char *key, json_t *v)
+{
+	json_t *cur;
+
+	if (jdepth < 0) {
+		json_decref(v);
+		return;
+	}
+	cur = jstack[jdepth];
+	if (json_is_array(cur))
+		json_array_append_new(cur, v);
+	else if (key)
+		json_object_set_new(cur, key, v);
+	else
+		json_decref(v);
+}
+
+static void jpush(const char *key, json_t *v)
+{
+	if (jdepth + 1 >= JSTACK_MAX) {
+		json_decref(v);
+		return;
+	}
+	json_incref(v);
+	jput(key, v);
+	jstack[++jdepth] = v;
+	json_decref(v);
+}
+
+void open_json_object(const char *key)
+{
+	if (json_mode)
+		jpush(key, json_object());
+}
+
+void close_json_object(void)
+{
+	if (json_mode && jdepth > 0)
+		jdepth--;
+}
+
+void open_json_array(enum output_type t, const char *key)
+{
+	if (json_mode && (t & PRINT_JSON))
+		jpush(key, json_array());
+	else if (!json_mode && (t & PRINT_FP) && key)
+		printf("%s", key);
+}
+
+void close_json_array(enum output_type t, const char *delim)
+{
+	if (json_mode && (t & PRINT_JSON)) {
+		if (jdepth > 0)
+			jdepth--;
+	} else if (!json_mode && (t & PRINT_FP) && delim) {
+		printf("%s", delim);
+	}
+}
+
+void print_json_value(const char *key, json_t *value)
+{
+	if (json_mode)
+		jput(key, value);
+	else
+		json_decref(value);
+}
+
+#define PRINT_BODY(jexpr)                                                                          \
+	do {                                                                                       \
+		if (json_mode) {                                                                   \
+			if (t & PRINT_JSON)                                                        \
+				jput(key, jexpr);                                                  \
+		} else if ((t & PRINT_FP) && fmt) {                                                \
+			printf(fmt, value);                                                        \
+		}                                                                                  \
+	} while (0)
+
+void print_string(enum output_type t, const char *key, const char *fmt, const char *value)
+{
+	PRINT_BODY(json_string(value ? value : ""));
+}
+
+void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t value)
+{
+	PRINT_BODY(json_integer((json_int_t)value));
+}
+
+void print_int(enum output_type t, const char *key, const char *fmt, int64_t value)
+{
+	PRINT_BODY(json_integer((json_int_t)value));
+}
+
+void print_float(enum output_type t, const char *key, const char *fmt, double value)
+{
+	PRINT_BODY(json_real(value));
+}
+
+void print_bool(enum output_type t, const char *key, const char *fmt, bool value)
+{
+	if (json_mode) {
+		if (t & PRINT_JSON)
+			jput(key, json_boolean(value));
+	} else if ((t & PRINT_FP) && fmt) {
+		printf(fmt, value ? "true" : "false");
+	}
+}
+
+void print_on_off(enum output_type t, const char *key, const char *fmt, bool value)
+{
+	if (json_mode) {
+		if (t & PRINT_JSON)
+			jput(key, json_boolean(value));
+	} else if ((t & PRINT_FP) && fmt) {
+		printf(fmt, value ? "on" : "off");
+	}
+}
+
+void print_na(const char *key, const char *fmt)
+{
+	if (!json_mode && fmt)
+		printf(fmt, "n/a");
+}
+
+void print_nl(void)
+{
+	if (!json_mode)
+		putchar('\n');
+}
+
+void print_text(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json_mode)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}

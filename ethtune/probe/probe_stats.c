@@ -1,0 +1,244 @@
+/* Statistics for the probe: Student t quantiles, confidence intervals, latency histograms. */
+#include <math.h>
+#include <string.h>
+
+#include "probe/probe.h"
+
+/* Regularized incomplete beta I_x(a,b) by Lentz's continued fraction. */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+	int m;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-14)
+			break;
+	}
+	return h;
+}
+
+static double ibeta(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * betacf(a, b, x) / a;
+	return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+static double t_cdf(double t, unsigned int df)
+{
+	double x = df / (df + t * t), tail = 0.5 * ibeta(df / 2.0, 0.5, x);
+
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double probe_t_quantile(double p, unsigned int df)
+{
+	double lo = 0, hi = 1e7;
+	int i;
+
+	if (df == 0 || p <= 0 || p >= 1)
+		return NAN;
+	if (p < 0.5)
+		return -probe_t_quantile(1 - p, df);
+	for (i = 0; i < 200 && hi - lo > 1e-12 * (1 + lo); i++) {
+		double mid = (lo + hi) / 2;
+
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double probe_ci_half(const double *v, unsigned int n, double level, double *mean)
+{
+	double m = 0, ss = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		m += v[i];
+	m = n ? m / n : 0;
+	if (mean)
+		*mean = m;
+	if (n < 2)
+		return INFINITY;
+	for (i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	return probe_t_quantile(0.5 + level / 200.0, n - 1) * sqrt(ss / (n - 1)) / sqrt(n);
+}
+
+void stats_mean_ci(const double *v, unsigned int n, double level, struct et_ci *c)
+{
+	c->n = n;
+	c->half = probe_ci_half(v, n, level, &c->mean);
+	c->lo = c->mean - c->half;
+	c->hi = c->mean + c->half;
+}
+
+double stats_mean_finite(const double *v, unsigned int n)
+{
+	double m = 0;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i])) {
+			m += v[i];
+			k++;
+		}
+	return k ? m / k : NAN;
+}
+
+static void mean_var(const double *v, unsigned int n, double *m, double *var)
+{
+	unsigned int i;
+
+	*m = 0;
+	*var = 0;
+	for (i = 0; i < n; i++)
+		*m += v[i];
+	*m /= n;
+	for (i = 0; i < n; i++)
+		*var += (v[i] - *m) * (v[i] - *m);
+	*var /= n - 1;
+}
+
+double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned int nb)
+{
+	double ma, va, mb, vb, sa, sb, t, df;
+
+	if (na < 2 || nb < 2)
+		return 1;
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	sa = va / na;
+	sb = vb / nb;
+	if (sa + sb <= 0)
+		return ma == mb ? 1 : 0;
+	t = fabs(ma - mb) / sqrt(sa + sb);
+	df = (sa + sb) * (sa + sb) / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+	return 2 * (1 - t_cdf(t, df < 1 ? 1 : (unsigned int)df));
+}
+
+void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
+{
+	const double z = 1.959964;
+	double p, c, h;
+
+	if (!n) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	p = (double)k / (double)n;
+	c = (p + z * z / (2.0 * n)) / (1 + z * z / n);
+	h = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / (1 + z * z / n);
+	*lo = fmax(0, c - h);
+	*hi = fmin(1, c + h);
+}
+
+void hist_add(struct probe_hist *h, uint64_t v)
+{
+	if (!h->n || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->n++;
+	h->sum += v;
+	h->b[hist_idx(v)]++;
+}
+
+void hist_merge(struct probe_hist *dst, const struct probe_hist *src)
+{
+	unsigned int i;
+
+	if (!src->n)
+		return;
+	if (!dst->n || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->n += src->n;
+	dst->sum += src->sum;
+	for (i = 0; i < HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+}
+
+/* Lower bound and width of bucket i. */
+static void bucket_range(unsigned int i, double *lo, double *w)
+{
+	unsigned int shift;
+
+	if (i < (1u << (HIST_SUB_BITS + 1))) {
+		*lo = i;
+		*w = 1;
+		return;
+	}
+	shift = (i >> HIST_SUB_BITS) - 1;
+	*lo = (double)((uint64_t)(i - (shift << HIST_SUB_BITS)) << shift);
+	*w = (double)(1ULL << shift);
+}
+
+double hist_quantile(const struct probe_hist *h, double q)
+{
+	uint64_t rank, acc = 0;
+	unsigned int i;
+
+	if (!h->n)
+		return NAN;
+	if (q <= 0)
+		return h->min;
+	if (q >= 1)
+		return h->max;
+	rank = (uint64_t)ceil(q * h->n);
+	if (rank < 1)
+		rank = 1;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		acc += h->b[i];
+		if (acc >= rank) {
+			double lo, w, v;
+
+			bucket_range(i, &lo, &w);
+			v = lo + (w > 1 ? w / 2 : 0);
+			if (v < h->min)
+				v = h->min;
+			if (v > h->max)
+				v = h->max;
+			return v;
+		}
+	}
+	return h->max;
+}

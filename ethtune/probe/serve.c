@@ -1,0 +1,460 @@
+/* ethtune serve: the probe's peer daemon; one test session at a time, each in a child process. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "probe/probe_int.h"
+
+static volatile sig_atomic_t serve_quit;
+
+static void on_term(int sig)
+{
+	serve_quit = 1;
+}
+
+static void addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char h[INET6_ADDRSTRLEN] = "?";
+	int port = 0;
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)ss;
+
+		inet_ntop(AF_INET, &s->sin_addr, h, sizeof(h));
+		port = ntohs(s->sin_port);
+		snprintf(buf, len, "%s:%d", h, port);
+	} else {
+		const struct sockaddr_in6 *s = (const void *)ss;
+
+		inet_ntop(AF_INET6, &s->sin6_addr, h, sizeof(h));
+		port = ntohs(s->sin6_port);
+		snprintf(buf, len, "[%s]:%d", h, port);
+	}
+}
+
+static void send_error(int fd, const char *code, const char *msg)
+{
+	json_t *m = proto_msg(PM_ERROR);
+
+	json_object_set_new(m, "msg", json_string(msg));
+	if (code)
+		json_object_set_new(m, "code", json_string(code));
+	proto_send(fd, m);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Accept the n data connections of a session; each names its flow after the cookie. */
+static int accept_flows(struct eng *e, int ctl, uint32_t cookie, char *err, size_t errlen)
+{
+	int64_t deadline = mono_ms() + 10000;
+	unsigned int got = 0;
+
+	while (got < e->flows) {
+		struct pollfd p[2] = { { .fd = e->lfd, .events = POLLIN },
+				       { .fd = ctl, .events = POLLIN } };
+		int64_t left = deadline - mono_ms();
+		uint32_t c[2];
+		ssize_t n;
+		int fd;
+
+		if (left <= 0 || poll(p, 2, (int)left) <= 0) {
+			snprintf(err, errlen, "only %u of %u data connections arrived within 10 s",
+				 got, e->flows);
+			return -ETIMEDOUT;
+		}
+		if (p[1].revents) {
+			snprintf(err, errlen, "client left during data connection setup");
+			return -ECONNRESET;
+		}
+		fd = accept4(e->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		p[0].fd = fd;
+		n = poll(p, 1, 5000) > 0 ? recv(fd, c, sizeof(c), MSG_WAITALL) : -1;
+		if (n != sizeof(c) || ntohl(c[0]) != cookie || ntohl(c[1]) >= e->flows ||
+		    e->fl[ntohl(c[1])].fd >= 0) {
+			close(fd); /* a stray or duplicate connection */
+			continue;
+		}
+		e->fl[ntohl(c[1])].fd = fd;
+		got++;
+	}
+	return 0;
+}
+
+struct serve_mark {
+	char dev[32];
+	struct dev_snap a;
+	struct probe_devstats d;
+};
+
+static void serve_mark(void *arg, int phase)
+{
+	struct serve_mark *m = arg;
+	struct dev_snap b;
+
+	if (phase == 0) {
+		dev_snap(m->dev, &m->a);
+		return;
+	}
+	dev_snap(m->dev, &b);
+	dev_delta(&m->d, m->dev, &m->a, &b);
+	dev_snap_free(&m->a);
+	dev_snap_free(&b);
+}
+
+/* One iteration: setup has been validated. 0 or -errno (error already sent to the client). */
+static int session_iter(int ctl, json_t *setup, const char *who)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct eng e = { .lfd = -1 };
+	struct eng_sockopts so2;
+	struct serve_mark mk = { 0 };
+	char err[256] = "";
+	json_t *m;
+	const char *test = json_string_value(json_object_get(setup, "test"));
+	uint32_t cookie = (uint32_t)json_integer_value(json_object_get(setup, "cookie"));
+	unsigned int i;
+	int r, one = 1;
+
+	probe_test_parse(test, &e.test);
+	e.client = false;
+	e.ctl_ends_window = true;
+	e.flows = json_integer_value(json_object_get(setup, "flows"));
+	e.msg_size = json_integer_value(json_object_get(setup, "msg_size"));
+	e.recv_size = json_integer_value(json_object_get(setup, "recv_size")); /* 0 if absent */
+	e.cpu = json_integer_value(json_object_get(setup, "cpu"));
+	e.duration_s = json_integer_value(json_object_get(setup, "duration_ms")) / 1000.0;
+	e.warmup_s = json_integer_value(json_object_get(setup, "warmup_ms")) / 1000.0;
+	e.so.sndbuf = json_integer_value(json_object_get(setup, "sndbuf"));
+	e.so.rcvbuf = json_integer_value(json_object_get(setup, "rcvbuf"));
+	e.so.nodelay = json_is_true(json_object_get(setup, "nodelay"));
+	snprintf(e.so.cc, sizeof(e.so.cc), "%s", json_string_value(json_object_get(setup, "cc")));
+	if (e.cpu >= 0 && e.cpu >= sysconf(_SC_NPROCESSORS_CONF)) {
+		snprintf(err, sizeof(err), "remote cpu %d does not exist on the peer", e.cpu);
+		r = -EINVAL;
+		goto out_err;
+	}
+	local_dev(ctl, mk.dev, sizeof(mk.dev));
+	if (mk.dev[0]) {
+		e.mark = serve_mark;
+		e.mark_arg = &mk;
+		e.devstats = &mk.d;
+	}
+	r = eng_init(&e);
+	if (r) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto out_err;
+	}
+	/* Data listener on the address the client reached us at. */
+	getsockname(ctl, (struct sockaddr *)&ss, &sl);
+	if (ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&ss)->sin_port = 0;
+	else
+		((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+	e.lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (e.lfd < 0 || setsockopt(e.lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0) {
+		snprintf(err, sizeof(err), "data socket: %s", strerror(errno));
+		r = -errno;
+		goto out_err;
+	}
+	r = eng_sockopts(e.lfd, &e.so, err, sizeof(err));
+	if (r)
+		goto out_err;
+	if (bind(e.lfd, (struct sockaddr *)&ss, sl) < 0 ||
+	    listen(e.lfd, e.test == PROBE_CRR ? 4096 : (int)e.flows + 16) < 0) {
+		snprintf(err, sizeof(err), "data socket: %s", strerror(errno));
+		r = -errno;
+		goto out_err;
+	}
+	sl = sizeof(ss);
+	getsockname(e.lfd, (struct sockaddr *)&ss, &sl);
+	m = proto_msg(PM_SETUP_OK);
+	json_object_set_new(m, "data_port",
+			    json_integer(ntohs(ss.ss_family == AF_INET
+						       ? ((struct sockaddr_in *)&ss)->sin_port
+						       : ((struct sockaddr_in6 *)&ss)->sin6_port)));
+	r = proto_send(ctl, m);
+	if (r)
+		goto out;
+	if (e.test != PROBE_CRR) {
+		r = accept_flows(&e, ctl, cookie, err, sizeof(err));
+		if (r)
+			goto out_err;
+		close(e.lfd);
+		e.lfd = -1;
+		so2 = e.so;
+		so2.sndbuf = so2.rcvbuf = 0;
+		for (i = 0; i < e.flows; i++) {
+			r = eng_sockopts(e.fl[i].fd, &so2, err, sizeof(err));
+			if (r)
+				goto out_err;
+		}
+	}
+	r = proto_send(ctl, proto_msg(PM_READY));
+	if (r)
+		goto out;
+	r = proto_recv(ctl, PROTO_IDLE_TIMEOUT_MS, PM_START, &m, err, sizeof(err));
+	if (r < 0)
+		goto out_log;
+	json_decref(m);
+	r = eng_start(&e, err, sizeof(err));
+	if (r)
+		goto out_err;
+	r = eng_window(&e, ctl, err, sizeof(err));
+	if (r) {
+		eng_abort(&e);
+		eng_finish(&e, err + strlen(err), 0);
+		goto out_err;
+	}
+	r = proto_recv(ctl, PROTO_IDLE_TIMEOUT_MS + (int)(e.duration_s * 1000), PM_STOP, &m, err,
+		       sizeof(err));
+	if (r < 0) {
+		eng_abort(&e);
+		eng_finish(&e, err + strlen(err), 0);
+		goto out_log;
+	}
+	json_decref(m);
+	r = eng_finish(&e, err, sizeof(err));
+	if (r)
+		goto out_err;
+	r = proto_send(ctl, eng_result_msg(&e));
+	goto out;
+out_err:
+	send_error(ctl, NULL, err);
+out_log:
+	et_warn("client %s: %s", who, err);
+	if (!r)
+		r = -EIO;
+out:
+	if (e.lfd >= 0)
+		close(e.lfd);
+	dev_snap_free(&mk.a);
+	eng_free(&e);
+	return r;
+}
+
+/* A whole client session on the control connection: hello, iterations, bye. */
+static int session(int ctl, const struct sockaddr_storage *peer)
+{
+	char who[64], err[256];
+	struct utsname u;
+	json_t *m;
+	int r;
+
+	addr_str(peer, who, sizeof(who));
+	r = proto_recv(ctl, PROTO_HELLO_TIMEOUT_MS, PM_HELLO, &m, err, sizeof(err));
+	if (r < 0) {
+		if (r == -EPROTONOSUPPORT) {
+			char m2[300];
+
+			snprintf(m2, sizeof(m2),
+				 "version mismatch: %.200s; run the same ethtune release on both "
+				 "ends",
+				 err);
+			send_error(ctl, "version", m2);
+		} else if (r != -ECONNRESET && r != -EREMOTEIO) {
+			send_error(ctl, "protocol", err);
+		}
+		et_warn("client %s: %s", who, err);
+		return 1;
+	}
+	json_decref(m);
+	uname(&u);
+	m = proto_msg(PM_HELLO);
+	json_object_set_new(m, "version", json_string(ETHTUNE_VERSION));
+	json_object_set_new(m, "kernel", json_string(u.release));
+	json_object_set_new(m, "hostname", json_string(u.nodename));
+	if (proto_send(ctl, m))
+		return 1;
+	for (;;) {
+		r = proto_recv(ctl, PROTO_IDLE_TIMEOUT_MS, PM__COUNT, &m, err, sizeof(err));
+		if (r < 0) {
+			if (r != -ECONNRESET && r != -EREMOTEIO && r != -ETIMEDOUT)
+				send_error(ctl, "protocol", err);
+			et_warn("client %s: %s", who, err);
+			return 1;
+		}
+		if (r == PM_BYE) {
+			json_decref(m);
+			return 0;
+		}
+		if (r != PM_SETUP) {
+			snprintf(err, sizeof(err), "unexpected '%s' message", proto_type_name(r));
+			send_error(ctl, "protocol", err);
+			et_warn("client %s: %s", who, err);
+			json_decref(m);
+			return 1;
+		}
+		r = session_iter(ctl, m, who);
+		json_decref(m);
+		if (r)
+			return 1;
+	}
+}
+
+static int serve_listen(const char *bind_addr, uint16_t port, char *shown, size_t len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo *ai = NULL, *a;
+	char ps[8];
+	int fd = -1, one = 1, zero = 0, r;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	if (!bind_addr)
+		hints.ai_family = AF_INET6;
+	r = getaddrinfo(bind_addr, ps, &hints, &ai);
+	if (r && !bind_addr) {
+		hints.ai_family = AF_INET;
+		r = getaddrinfo(NULL, ps, &hints, &ai);
+	}
+	if (r) {
+		et_err("bind address '%s': %s", bind_addr ? bind_addr : "any", gai_strerror(r));
+		return -EINVAL;
+	}
+	for (a = ai; a; a = a->ai_next) {
+		fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (a->ai_family == AF_INET6 && !bind_addr)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, 64)) {
+			addr_str((struct sockaddr_storage *)a->ai_addr, shown, len);
+			break;
+		}
+		r = -errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd < 0)
+		et_err("cannot listen on %s port %u: %s", bind_addr ? bind_addr : "any", port,
+		       strerror(-r));
+	return fd;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	const char *bind_addr = NULL;
+	uint32_t port = PROBE_DEFAULT_PORT;
+	bool once = false;
+	pid_t child = 0;
+	int child_rc = 0, lfd, i;
+	char shown[80];
+	struct sigaction sa = { .sa_handler = on_term };
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--bind") && i + 1 < argc) {
+			bind_addr = argv[++i];
+		} else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
+			if (parse_u32(argv[++i], &port) || port < 1 || port > 65535) {
+				et_err("port '%s' is not 1..65535", argv[i]);
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--once")) {
+			once = true;
+		} else {
+			et_err("serve: unknown or incomplete option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (et_opts.netns) {
+		int r = netns_switch(et_opts.netns);
+
+		if (r) {
+			et_err("namespace '%s': %s", et_opts.netns, strerror(-r));
+			return EXIT_FAIL;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	lfd = serve_listen(bind_addr, port, shown, sizeof(shown));
+	if (lfd < 0)
+		return EXIT_FAIL;
+	print_text("ethtune serve: listening on %s\n", shown);
+	fflush(stdout);
+	while (!serve_quit) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		int st, cfd;
+		pid_t w;
+
+		while (child > 0 && (w = waitpid(child, &st, WNOHANG)) > 0) {
+			child_rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+			child = 0;
+			if (once)
+				goto done;
+		}
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		cfd = accept4(lfd, (struct sockaddr *)&peer, &pl, SOCK_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		/* A session that just said bye may still be exiting: give it a moment. */
+		for (int k = 0; child > 0 && k < 100; k++) {
+			if (waitpid(child, &st, WNOHANG) == child) {
+				child_rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+				child = 0;
+				if (once) {
+					close(cfd);
+					goto done;
+				}
+				break;
+			}
+			usleep(10000);
+		}
+		if (child > 0) {
+			send_error(cfd, "busy", "peer is busy with another test; try again later");
+			close(cfd);
+			continue;
+		}
+		child = fork();
+		if (child == 0) {
+			close(lfd);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
+			_exit(session(cfd, &peer));
+		}
+		if (child < 0) {
+			et_warn("fork: %s", strerror(errno));
+			child = 0;
+		}
+		close(cfd);
+	}
+done:
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	close(lfd);
+	return once && child_rc ? EXIT_FAIL : EXIT_OK;
+}

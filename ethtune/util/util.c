@@ -1,0 +1,396 @@
+/* Small helpers shared by every command: errors, strict parsing, files, namespaces, privilege. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+
+#include "util/ethtune.h"
+
+struct et_opts et_opts;
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "ethtune: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void et_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void et_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void et_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fflush(stdout);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v;
+	int ret = parse_u64(s, &v);
+
+	if (ret)
+		return ret;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	char num[64], *end;
+	double v;
+	size_t n;
+	uint64_t mult = 1;
+
+	if (!s || !*s || !isdigit((unsigned char)*s) || strlen(s) >= sizeof(num))
+		return -EINVAL;
+	snprintf(num, sizeof(num), "%s", s);
+	n = strlen(num);
+	if (n > 1 && (num[n - 1] == 'B' || num[n - 1] == 'b'))
+		num[--n] = '\0';
+	if (n > 1 && (num[n - 1] == 'i'))
+		num[--n] = '\0';
+	switch (num[n - 1]) {
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		num[--n] = '\0';
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		num[--n] = '\0';
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		num[--n] = '\0';
+		break;
+	}
+	errno = 0;
+	v = strtod(num, &end);
+	if (*end || errno || v < 0 || !n)
+		return -EINVAL;
+	if (v * (double)mult > 1.8e19)
+		return -ERANGE;
+	*out = (uint64_t)llround(v * (double)mult);
+	return 0;
+}
+
+int parse_rate(const char *s, double *bps)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || v < 0)
+		return -EINVAL;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v *= 1e3;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v *= 1e6;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v *= 1e9;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		v *= 1e12;
+		end++;
+		break;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (!strcmp(end, "it") || !strcmp(end, "ps") || !strcmp(end, "it/s") || !strcmp(end, "/s"))
+		end += strlen(end);
+	if (*end)
+		return -EINVAL;
+	*bps = v;
+	return 0;
+}
+
+int parse_on_off(const char *s, bool *out)
+{
+	if (!s)
+		return -EINVAL;
+	if (!strcmp(s, "on")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(s, "off")) {
+		*out = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int read_file_str(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+int read_file_u64(const char *path, uint64_t *out)
+{
+	char buf[64];
+	int ret = read_file_str(path, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	return parse_u64(buf, out);
+}
+
+int write_file_str(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, len);
+	if (n < 0 || (size_t)n != len) {
+		int e = n < 0 ? -errno : -EIO;
+
+		close(fd);
+		return e;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+#define NETNS_RUN_DIR "/run/netns"
+
+/* As iproute2's netns_switch: join the namespace, then remount /sys so sysfs shows it. */
+int netns_switch(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!name || !*name || strchr(name, '/'))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	if (unshare(CLONE_NEWNS) < 0)
+		return -errno;
+	if (mount("", "/", "none", MS_SLAVE | MS_REC, NULL) < 0)
+		return -errno;
+	umount2("/sys", MNT_DETACH);
+	if (mount(name, "/sys", "sysfs", 0, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Look for dev in every named namespace by asking each one's sysfs via /proc of a child. */
+int netns_find_dev(const char *dev, char *buf, size_t len)
+{
+	DIR *d = opendir(NETNS_RUN_DIR);
+	struct dirent *e;
+	int self, ret = -ENOENT;
+
+	if (!d)
+		return -ENOENT;
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0) {
+		closedir(d);
+		return -errno;
+	}
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (setns(fd, CLONE_NEWNET) == 0) {
+			/* if_nametoindex asks the namespace we are in now, not sysfs. */
+			if (if_nametoindex(dev)) {
+				snprintf(buf, len, "%s", e->d_name);
+				ret = 0;
+			}
+			setns(self, CLONE_NEWNET);
+		}
+		close(fd);
+		if (!ret)
+			break;
+	}
+	close(self);
+	closedir(d);
+	return ret;
+}
+
+/* The name under /run/netns of the namespace we are in, so that a journal entry made inside
+ * `ip netns exec NS` names NS too. "" for the initial or an unnamed namespace. */
+const char *netns_current_name(char *buf, size_t len)
+{
+	struct stat self, st;
+	struct dirent *e;
+	DIR *d;
+
+	buf[0] = '\0';
+	if (et_opts.netns) {
+		snprintf(buf, len, "%s", et_opts.netns);
+		return buf;
+	}
+	if (stat("/proc/self/ns/net", &self) || !(d = opendir(NETNS_RUN_DIR)))
+		return buf;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, e->d_name);
+		if (!stat(path, &st) && st.st_ino == self.st_ino && st.st_dev == self.st_dev) {
+			snprintf(buf, len, "%s", e->d_name);
+			break;
+		}
+	}
+	closedir(d);
+	return buf;
+}
+
+bool have_cap_net_admin(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	return data[CAP_NET_ADMIN / 32].effective & (1U << (CAP_NET_ADMIN % 32));
+}
+
+double et_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int timer_floor_us(unsigned int n, double *floor_us)
+{
+	const struct timespec req = { .tv_nsec = 20000 };
+	int slack = prctl(PR_GET_TIMERSLACK);
+	double *late;
+	unsigned int i;
+
+	if (!n)
+		return -EINVAL;
+	late = calloc(n, sizeof(*late));
+	if (!late)
+		return -ENOMEM;
+	/* the default 50 us slack would be measured instead of the platform */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	for (i = 0; i < n; i++) {
+		double t0 = et_now_s();
+
+		nanosleep(&req, NULL);
+		late[i] = fmax(0, (et_now_s() - t0) * 1e6 - 20);
+	}
+	if (slack > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack);
+	qsort(late, n, sizeof(*late), cmp_double);
+	*floor_us = late[n / 2];
+	free(late);
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* diagnose's findings and the data they are decided from (exposed for unit tests). */
+#ifndef ETHTUNE_DIAGNOSE_H
+#define ETHTUNE_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nl/devobj.h"
+#include "knowledge/drvdb.h"
+#include "analysis/model.h"
+#include "probe/probe.h"
+#include "analysis/sweep.h"
+#include "trace/txlat_run.h"
+
+/*
+ * A finding is material when it costs one flow at least this share of what the device can
+ * carry (its line rate, or two flows where the line rate is unknown), with the whole
+ * confidence interval beyond it. It is a statement about impact, not about the size of a
+ * delay: a delay is judged by the model at this device's rate and this kernel's TSQ rules.
+ */
+#define MATERIAL 0.10
+/* Completions "far later than the setting allows": beyond this many times the setting plus
+ * the host's timer floor and the skb's serialization. */
+#define LATE_FACTOR 4.0
+#define MAX_ROUNDS  12
+#define MAX_EV	    6
+#define MAX_ACT	    4
+
+enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_CPU, F__N };
+
+#define H_PROMPT       F__N
+#define H_INCONCLUSIVE (F__N + 1)
+
+struct finding {
+	bool on;
+	double loss, loss_lo, loss_hi; /* share of one flow's attainable throughput; NaN n/a */
+	char ev[MAX_EV][256];
+	unsigned int nev;
+};
+
+struct action {
+	char cmd[200];
+	char effect[200];
+};
+
+/* Interleaved one-flow / two-flow rounds. */
+struct flows {
+	unsigned int n;
+	double one[MAX_ROUNDS], two[MAX_ROUNDS], wait_us[MAX_ROUNDS];
+	struct et_ci c1, c2;
+	double welch_p;	 /* one vs two flows */
+	double wait_med; /* median time a byte waits below TCP in one flow, us (NaN unmeasured) */
+	double proc_cpu; /* sending process, % of one CPU, mean */
+	double sys_cpu;	 /* whole host, %, mean */
+};
+
+struct diag {
+	char driver[32], kind[32];
+	int speed; /* Mb/s, -1 unknown */
+	uint32_t mtu, max_mtu, gso;
+	struct et_vals coal;
+	bool have_coal;
+	const struct drv_info *di;
+	const char *knob; /* the coalescing keyword that governs TX completion (drvdb) */
+	const struct drv_param *knob_dp;
+	double allowed_us; /* the longest completion delay the setting allows; NaN unknown */
+	uint64_t tsq_now;  /* tcp_limit_output_bytes now */
+	bool paced;	   /* the probes' flows are paced (bbr or fq) */
+	double floor_us;   /* timer wake-up lateness of this host (NaN unknown) */
+	double rtt_us;	   /* request/response round trip, p50 */
+	struct txlat_sample tl;
+	double ser_us;	      /* serialization of the traced skbs at the line rate */
+	double D, D_lo, D_hi; /* completion delay beyond serialization, us; NaN unknown */
+	const char *d_src;    /* where D came from */
+	double line_mbps;     /* goodput at the line rate (model), NaN unknown */
+	double ref_mbps;      /* what one flow is measured against */
+	const char *ref_what; /* "line rate" or "two flows" */
+	struct flows fl;
+	bool did_flows;
+	double loss, loss_lo, loss_hi; /* measured, one flow against ref */
+	struct model_in mi;
+	double mloss, mloss_lo, mloss_hi; /* the model's, at D, D_lo, D_hi */
+	bool did_tsq, did_mtu;
+	struct tsq_sweep tsq;
+	struct mtu_sweep mtus;
+	struct finding f[F__N];
+	int headline;
+	char why[400]; /* inconclusive: why, and what run would decide */
+	struct action act[MAX_ACT];
+	unsigned int nact;
+	double elapsed_s;
+};
+
+/* The model of this device at rate_mbps under the rules of kernel release, the line rate's
+ * goodput, the measured loss and the model's loss at D and its interval (needs d->fl). */
+void diag_judge(struct diag *d, double rate_mbps, const char *release);
+/* Findings, headline and actions from what d holds (no measurement; dev for the actions). */
+void diag_decide(const char *dev, struct diag *d);
+/* "delayed-completion", "prompt-completion", "inconclusive", ... */
+const char *diag_headline(const struct diag *d);
+
+#endif

@@ -1,0 +1,169 @@
+/* Sweeps: single-flow probes across TSQ limits, MTUs and coalescing settings (temporary). */
+#ifndef ETHTUNE_SWEEP_H
+#define ETHTUNE_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/model.h"
+#include "probe/probe.h"
+
+#define SWEEP_MAX_POINTS 48
+
+/* What every sweep needs: the device, the peer, the probe settings. */
+struct sweep_opts {
+	const char *dev;
+	const char *peer;	/* ADDR[:PORT] of an `ethtune serve` */
+	const char *peer_dev;	/* the device at the other end, to keep MTUs equal (optional) */
+	const char *peer_netns; /* its namespace (optional) */
+	double duration_s, warmup_s;
+	char cc[16];	     /* congestion control for the probes ("" = chosen) */
+	const char *svg;     /* write a plot here (optional) */
+	bool quiet;	     /* no progress line */
+	unsigned int points; /* coarse TSQ points (0 = default) */
+	uint64_t tsq_min, tsq_max;
+	uint64_t tsq_constrained; /* the "constrained" limit for coalescing sweeps */
+	unsigned int reps;	  /* interleaved passes over the settings (0 = the command's) */
+};
+
+#define TSQ_MAX_REPS 5
+
+struct tsq_point {
+	uint64_t limit;
+	double mbps;	   /* mean over the passes */
+	double mbps_half;  /* 95% t half-width (infinite with one pass) */
+	unsigned int nrep; /* passes measured, interleaved across points */
+	double rep_mbps[TSQ_MAX_REPS], rep_wmem[TSQ_MAX_REPS];
+	uint32_t retrans;
+	double wmem;	     /* mean sk_wmem_alloc: bytes below TCP, NaN unmeasured */
+	double residence_us; /* wmem / throughput: how long a byte waits for its free */
+	uint64_t eff_limit;  /* the kernel's limit at this sysctl value (floors, paced flows) */
+	bool below_floor;    /* the sysctl is below the kernel's floor: it does not act here */
+};
+
+struct tsq_sweep {
+	char cc[16];
+	char cc_reason[160];
+	bool sysctl_effective; /* the kernel applies tcp_limit_output_bytes to this flow */
+	unsigned int n;
+	struct tsq_point p[SWEEP_MAX_POINTS];
+	uint64_t tsq_before; /* the namespace's value before the sweep */
+	double rho;
+	bool fit_ok;
+	char fit_reason[160]; /* why the fit failed its goodness-of-fit check */
+	struct model_fit fit;
+	double cap_current_mbps, cap_default_mbps; /* model at the current / 4 MiB default */
+	/* Completion delay measured, not fitted: at the points TSQ throttles (under 90% of the
+	 * best), the time a byte waits below TCP (sk_wmem_alloc / throughput, Little's law) less
+	 * the serialization of one skb (min(gso_max_size, 64K)) at the line rate. Median and
+	 * quartiles; n_res 0 when not measured. */
+	unsigned int n_res;
+	double d_res_us, d_res_lo_us, d_res_hi_us, ser_us, line_mbps;
+	double elapsed_s;
+};
+
+#define MTU_REPS 3
+
+struct mtu_point {
+	uint32_t mtu;
+	double mbps1, mbps2; /* one flow, two flows: means of MTU_REPS interleaved runs */
+	struct et_ci c1, c2; /* their 95% t intervals */
+};
+
+struct mtu_sweep {
+	unsigned int n;
+	struct mtu_point p[16];
+	/* The seed's shape: one flow at an MTU above 9000 below half of one flow at the first
+	 * MTU and below two flows at the same MTU, each with the 95% intervals apart. */
+	bool collapse;
+	uint32_t collapse_mtu;
+	unsigned int collapse_i;
+	double elapsed_s;
+};
+
+#define COAL_MAX_PARAMS 2
+#define COAL_MAX_POINTS 64
+#define COAL_MAX_REPS	5
+
+struct coal_point {
+	uint32_t val[COAL_MAX_PARAMS]; /* requested */
+	uint32_t got[COAL_MAX_PARAMS]; /* read back (drivers round) */
+	double mbps;		       /* one flow at the current TSQ limit */
+	double mbps_constrained;       /* one flow at tsq_constrained */
+	double rr_tps, rr_p50_us, rr_p99_us;
+	/* Each pass's values (passes interleaved across settings); the fields above are means. */
+	unsigned int nrep;
+	double rep_mbps[COAL_MAX_REPS], rep_mbpsc[COAL_MAX_REPS], rep_p50[COAL_MAX_REPS];
+	double cpu_per_gbps; /* sender CPUs busy per Gbit/s */
+	double irq_per_s;    /* completion interrupts per second (NaN unknown) */
+	double compl_p50_us; /* txlat median (NaN unmeasured) */
+	double orphan_frac;  /* TCP skbs not owned by their socket when freed (NaN unmeasured) */
+	bool pareto;
+};
+
+struct coal_sweep {
+	unsigned int nparams;
+	char param[COAL_MAX_PARAMS][32];
+	char fixed[96]; /* e.g. "adaptive-tx off" applied to every point */
+	uint64_t tsq_current, tsq_constrained;
+	unsigned int n;
+	struct coal_point p[COAL_MAX_POINTS];
+	double elapsed_s;
+};
+
+struct coal_spec {
+	unsigned int nparams;
+	const char *param[COAL_MAX_PARAMS];
+	unsigned int nvals[COAL_MAX_PARAMS];
+	uint32_t vals[COAL_MAX_PARAMS][32];
+	const char *fixed_key[2], *fixed_val[2];
+	unsigned int nfixed;
+	bool txlat; /* also measure completion latency with txlat */
+};
+
+/* Only parameters the device reports are accepted (checked before anything changes). */
+int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, struct coal_sweep *s,
+		   char *err, size_t errlen);
+void sweep_coalesce_print(const struct coal_sweep *s);
+/* Mark the Pareto front: throughput (constrained) up, RR p99 down, interrupts/CPU down. */
+void coal_pareto(struct coal_sweep *s);
+
+/* Parse the options every sweep shares; argv[i] consumed, *used set. 1 if taken, 0 if not
+ * ours, -EINVAL with err on a bad value. */
+int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *used, char *err,
+		       size_t errlen);
+void sweep_opts_init(struct sweep_opts *o);
+/* Device, peer, privilege and --netns checks; prints the error; an exit code or 0. */
+int sweep_prepare(struct sweep_opts *o, const char *cmd);
+
+/* All of these change things only temporarily (journal_temp_begin) and restore at the end. */
+int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t errlen);
+int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t errlen);
+
+void sweep_tsq_print(const struct tsq_sweep *s);
+void sweep_mtu_print(const struct mtu_sweep *s);
+
+/* One single-flow (or n-flow) stream probe; Mbit/s in *mbps. */
+int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test test, uint32_t msg,
+		struct probe_result *res, char *err, size_t errlen);
+
+/* Kernel release >= major.minor? */
+bool kernel_at_least(int major, int minor);
+/* Does this kernel apply tcp_limit_output_bytes to flows with congestion control cc on dev?
+ * Picks a CC for the sweep when cc is empty; reason says why. */
+bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason, size_t rlen);
+
+/* Progress on a terminal: "\r[3/14] what" on stderr; done clears the line. */
+void sweep_progress(const struct sweep_opts *o, unsigned int i, unsigned int n, const char *what);
+void sweep_progress_done(const struct sweep_opts *o);
+
+/* SVG plot of throughput vs TSQ limit with the fitted model (and an optional histogram). */
+struct svg_hist {
+	unsigned int n;
+	double lo_us[64], hi_us[64];
+	uint64_t count[64];
+};
+int svg_write(const char *path, const char *title, const struct tsq_sweep *s,
+	      const struct svg_hist *h);
+
+#endif
