@@ -198,8 +198,9 @@ static void failure_while_down_still_brings_it_up(void **state)
 static void restore_may_bounce_without_journaling(void **state)
 {
 	char err[256];
+	const struct devset_kv kv[] = { { "tx-frames", "0" } };
 
-	assert_int_equal(devset_apply_raw("lo", 3, args, err, sizeof(err)), 0);
+	assert_int_equal(devset_set("lo", "coalesce", kv, 1, 0, err, sizeof(err), NULL), 0);
 	assert_int_equal(nev, 3);
 	assert_string_equal(events[0], "down");
 	assert_string_equal(events[1], "set");
