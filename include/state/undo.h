@@ -1,5 +1,4 @@
-/* Undo: puts journaled old values back through devset, for restore, temporary changes and
- * transactions; the one layer that knows both the journal and how to change a device. */
+/* Undo: journaled old values back through devset (restore, temporary changes, transactions). */
 #ifndef ETHTUNE_UNDO_H
 #define ETHTUNE_UNDO_H
 
