@@ -13,13 +13,22 @@ LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lmnl -ljans
 
 # Every C file under ethtune/ and the user-space backends under drivers/*/ are part of the tool.
 # Kernel modules live in drivers/*/kmod/ and are built by the lab, not here.
-TOOL_SRCS	:= $(wildcard ethtune/*/*.c) $(wildcard drivers/*/*.c)
+# mk/rdma.mk and mk/bpf.mk take out the sources of an optional backend this host cannot build
+# (or WITH_RDMA=0 / WITH_BPF=0), leaving their *_none.c stand-ins, and name it in UNIT_MISSING.
+ALL_SRCS	:= $(wildcard ethtune/*/*.c) $(wildcard drivers/*/*.c)
+TOOL_SRCS	:= $(ALL_SRCS)
+UNIT_MISSING	:=
 -include mk/*.mk
 TOOL_OBJS	:= $(patsubst %.c,$(O)/obj/%.o,$(TOOL_SRCS))
 LIB_OBJS	:= $(filter-out $(O)/obj/ethtune/cli/main.o,$(TOOL_OBJS))
 
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+# A test that needs an optional backend says so in a "// NEEDS: rdma" (or bpf) line; in a build
+# without that backend it is a script reporting one KTAP SKIP instead.
+UNIT_SKIP_SRCS	:= $(if $(strip $(UNIT_MISSING)),$(shell grep -lE \
+		   '^// NEEDS:.*\<($(subst $(eval) ,|,$(strip $(UNIT_MISSING))))\>' $(UNIT_SRCS)))
+UNIT_SKIP_BINS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SKIP_SRCS))
 
 all: $(O)/ethtune
 
@@ -40,10 +49,20 @@ $(O)/tests/%: tests/unit/%.c $(O)/libethtune.a
 	$(CC) $(CFLAGS) -o $@ $< $(shell sed -n 's|^// LDFLAGS: ||p' $<) \
 		$(O)/libethtune.a -lcmocka $(LDLIBS) $(EXTRA_LDLIBS)
 
+$(UNIT_SKIP_BINS): $(O)/tests/%: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\necho "KTAP version 1"\necho "1..1"\necho "ok 1 %s # SKIP %s"\n' \
+		"$*" "built without $(strip $(filter $(UNIT_MISSING),$(shell sed -n 's|^// NEEDS: ||p' $<)))" >$@
+	chmod +x $@
+
 unit: $(UNIT_BINS)
 
 deps:
 	./tests/lib/deps.sh
+
+# The optional backends this build has (detected, or WITH_RDMA=0 / WITH_BPF=0).
+config:
+	@echo "WITH_RDMA=$(WITH_RDMA) WITH_BPF=$(WITH_BPF)"
 
 check: all unit
 	./tests/run.sh
@@ -61,12 +80,12 @@ install: all
 	cp -r profiles/. $(DESTDIR)$(PREFIX)/share/ethtune/profiles/
 
 format:
-	clang-format -i $(TOOL_SRCS) include/*/*.h tests/unit/*.c
+	clang-format -i $(ALL_SRCS) include/*/*.h tests/unit/*.c
 
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit deps check lab-check bench install format clean
+.PHONY: all unit deps config check lab-check bench install format clean
 .SECONDARY:
 
 # The main job against the built-in lab (see README).

@@ -9,7 +9,7 @@
 
 #include "util/ethtune.h"
 #include "out/json_print.h"
-#include "probe/rdma.h"
+#include "probe/rdma_sysfs.h"
 
 const char *rdma_sysfs_root = "/sys";
 

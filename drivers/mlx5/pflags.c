@@ -9,7 +9,7 @@
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 
-#include "probe/rdma.h"
+#include "probe/rdma_sysfs.h"
 
 static int et_ioctl(int fd, const char *netdev, void *cmd)
 {

@@ -17,6 +17,7 @@
 #include "state/devset.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
+#include "state/undo.h"
 #include "out/json_print.h"
 #include "cli/showext.h"
 #include "analysis/sweep.h"
@@ -114,6 +115,10 @@ int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test 
 	uint16_t port;
 	int ret;
 
+	if (et_stop_signal()) { /* asked to stop: no new measurement */
+		snprintf(err, errlen, "interrupted");
+		return -EINTR;
+	}
 	probe_cfg_init(&c);
 	ret = probe_peer_split(o->peer, PROBE_DEFAULT_PORT, host, sizeof(host), &port);
 	if (ret) {
@@ -336,7 +341,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 	if (npts > SWEEP_MAX_POINTS - 4)
 		npts = SWEEP_MAX_POINTS - 4;
 	fac = pow((double)o->tsq_max / o->tsq_min, 1.0 / (npts - 1));
-	journal_temp_begin();
+	undo_temp_begin();
 	for (i = 0; i < npts && !ret; i++)
 		ret = tsq_measure(&po, s, NULL, (uint64_t)llround(o->tsq_min * pow(fac, i)), i + 1,
 				  npts + 2, err, errlen);
@@ -360,7 +365,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 		ret = tsq_passes(&po, s, o->reps ? o->reps : 3, err, errlen);
 	}
 	sweep_progress_done(o);
-	journal_temp_end();
+	undo_temp_end();
 	if (ret)
 		return ret;
 	qsort(s->p, s->n, sizeof(s->p[0]), cmp_point);
@@ -492,7 +497,7 @@ static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err
 	ret = devset_apply(o->dev, argc, argv, err, errlen, NULL);
 	if (ret || !o->peer_dev)
 		return ret;
-	if (!o->peer_netns || (et_opts.netns && !strcmp(o->peer_netns, et_opts.netns)))
+	if (!o->peer_netns || (netns_current() && !strcmp(o->peer_netns, netns_current())))
 		return devset_apply(o->peer_dev, argc, argv, err, errlen, NULL);
 	pid = fork();
 	if (pid < 0)
@@ -505,7 +510,6 @@ static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err
 				o->peer_netns);
 			_exit(1);
 		}
-		et_opts.netns = o->peer_netns;
 		journal_temp_adopt(owner);
 		if (devset_apply(o->peer_dev, argc, argv, e, sizeof(e), NULL)) {
 			fprintf(stderr, "ethtune: peer %s: %s\n", o->peer_dev, e);
@@ -563,7 +567,7 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 			mtus[n++] = cand[i];
 	if (max > 1500 && mtus[n - 1] != max && n < 16)
 		mtus[n++] = max;
-	journal_temp_begin();
+	undo_temp_begin();
 	for (i = 0; i < n && !ret; i++) {
 		struct probe_result *r = calloc(1, sizeof(*r));
 		char v[16], what[64], *args[] = { "mtu", v };
@@ -600,7 +604,7 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 		free(r);
 	}
 	sweep_progress_done(o);
-	journal_temp_end();
+	undo_temp_end();
 	if (ret)
 		return ret;
 	for (i = 1; i < s->n; i++) {

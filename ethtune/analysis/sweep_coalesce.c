@@ -10,6 +10,7 @@
 #include "state/devset.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
+#include "state/undo.h"
 #include "out/json_print.h"
 #include "analysis/sweep.h"
 #include "trace/txlat_run.h"
@@ -208,7 +209,7 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 		s->tsq_current = strtoull(buf, NULL, 10);
 	s->tsq_constrained = o->tsq_constrained;
 	s->n = total;
-	journal_temp_begin();
+	undo_temp_begin();
 	for (rep = 0; rep < reps && !ret; rep++) {
 		for (j = 0; j < total; j++) {
 			/* odd passes run backwards, so drift hits every setting alike */
@@ -219,7 +220,7 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 		}
 	}
 	sweep_progress_done(o);
-	journal_temp_end();
+	undo_temp_end();
 	for (k = 0; k < s->n; k++)
 		point_means(&s->p[k]);
 	coal_pareto(s);

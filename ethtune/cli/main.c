@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "util/ethtune.h"
-#include "state/journal.h"
+#include "state/undo.h"
 
 static const struct et_cmd commands[] = {
 	{ "show", cmd_show, "show DEV [--json] [--netns NS]" },
@@ -98,17 +98,18 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	/* Temporary changes of an ethtune that was killed are undone by the next run. */
-	if (strcmp(argv[0], "restore")) {
-		const char *ns = et_opts.netns;
+	if (strcmp(argv[0], "restore"))
+		undo_restore(&(struct undo_sel){ .which = UNDO_ORPHANS }, NULL, NULL);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		int ret;
 
-		/* Still in the namespace we started in: entries name their own namespace. */
-		et_opts.netns = NULL;
-		journal_restore(NULL, true, NULL, NULL);
-		et_opts.netns = ns;
+		if (strcmp(argv[0], commands[i].name))
+			continue;
+		ret = commands[i].fn(argc, argv);
+		/* temporary changes left, and a stop signal the command noticed: handled here */
+		undo_command_done();
+		return ret;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[0], commands[i].name))
-			return commands[i].fn(argc, argv);
 	et_err("unknown command '%s' (try 'ethtune help')", argv[0]);
 	return EXIT_USAGE;
 }

@@ -10,6 +10,7 @@
 #include "state/devset.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
+#include "state/undo.h"
 #include "out/json_print.h"
 #include "cli/showext.h"
 
@@ -70,7 +71,7 @@ int cmd_set(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (hold)
-		journal_temp_begin();
+		undo_temp_begin();
 	ret = devset_apply(dev, n, args, err, sizeof(err), warn_line);
 	free(args);
 	if (ret) {
@@ -80,8 +81,10 @@ int cmd_set(int argc, char **argv)
 	if (hold) {
 		et_info("ethtune: holding the change on %s for %u s (Ctrl-C restores it now)", dev,
 			hold);
-		sleep(hold);
-		ret = journal_temp_end();
+		/* a stop signal ends the sleep early; undo_temp_end() then dies of it */
+		if (!et_stop_signal())
+			sleep(hold);
+		ret = undo_temp_end();
 		return ret ? EXIT_FAIL : EXIT_OK;
 	}
 	return EXIT_OK;
@@ -122,7 +125,7 @@ static int restore_list(const char *dev)
 
 int cmd_restore(int argc, char **argv)
 {
-	const char *dev = NULL, *ns;
+	const char *dev = NULL;
 	bool list = false;
 	int i, restored, kept, ret;
 
@@ -145,12 +148,11 @@ int cmd_restore(int argc, char **argv)
 		et_err("restore: needs CAP_NET_ADMIN (run as root)");
 		return EXIT_FAIL;
 	}
-	/* Entries name their own namespace: restore from the one we started in; --netns only
-	 * selects which entries. */
-	ns = et_opts.netns;
-	et_opts.netns = NULL;
-	ret = ns ? journal_restore_ns(ns, dev, &restored, &kept)
-		 : journal_restore(dev, false, &restored, &kept);
+	/* Entries name their own namespace and restore enters it; --netns only selects which
+	 * entries (restore itself stays in the namespace it started in). */
+	ret = undo_restore(
+		&(struct undo_sel){ .which = UNDO_MATCH, .dev = dev, .netns = et_opts.netns },
+		&restored, &kept);
 	if (ret && ret != -EIO) {
 		et_err("restore: cannot use the journal %s: %s", journal_path(), strerror(-ret));
 		return EXIT_FAIL;

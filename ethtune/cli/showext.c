@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "knowledge/drvdb.h"
-#include "probe/rdma.h"
+#include "probe/rdma_sysfs.h"
 #include "cli/showext.h"
 
 void show_driver_extras(const char *dev, const char *driver)

@@ -18,6 +18,7 @@
 #include "knowledge/drvdb.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
+#include "state/undo.h"
 #include "out/json_print.h"
 #include "nl/nl.h"
 #include "knowledge/profile.h"
@@ -1191,7 +1192,7 @@ fail:
 	close_json_array(PRINT_JSON, NULL);
 	delete_json_obj();
 	/* All or nothing: put back what this apply changed before the failure. */
-	if (journal_txn_rollback(mark))
+	if (undo_txn_rollback(mark))
 		et_err("profile %s on %s: %s (%u settings applied before could not all be rolled "
 		       "back; 'ethtune restore %s' undoes them)",
 		       p->name, dev, err, applied, dev);

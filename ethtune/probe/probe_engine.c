@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "probe/probe_int.h"
+#include "util/ethtune.h"
 
 #define LOAD(x)	    __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -505,6 +506,10 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 				ms = 2;
 		}
 		r = poll(&p, ctl_fd >= 0 ? 1 : 0, ms);
+		if (et_stop_signal()) {
+			snprintf(err, errlen, "interrupted");
+			return -EINTR;
+		}
 		if (r > 0 && e->ctl_ends_window)
 			return 1;
 		if (r > 0) {

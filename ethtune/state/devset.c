@@ -492,66 +492,92 @@ out:
 	return ret;
 }
 
-static int apply_one(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,
-		     void (*warn)(const char *));
+/* One object's parameters, as NAME VALUE pairs. */
+static int set_pairs(const char *dev, const char *object, int argc, char **argv, bool journal,
+		     char *err, size_t errlen, void (*warn)(const char *))
+{
+	const struct et_object *obj = obj_by_name(object);
+
+	if (obj)
+		return set_object(dev, obj, argc, argv, journal, err, errlen, warn);
+	if (!strcmp(object, "feature"))
+		return set_features(dev, argc, argv, journal, err, errlen, warn);
+	if (!strcmp(object, "priv-flag"))
+		return set_privflag(dev, argc, argv, journal, err, errlen, warn);
+	if (!strcmp(object, "link"))
+		return set_link(dev, argc, argv, journal, err, errlen, warn);
+	snprintf(err, errlen, "unknown object '%s'", object);
+	return -EINVAL;
+}
 
 /* A change the kernel refused left the device as it was: its journal entries must not stay
  * behind, or a later restore would try to put back a value that was never changed. */
-static int apply(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,
-		 void (*warn)(const char *))
+static int apply(const char *dev, const char *object, int argc, char **argv, bool journal,
+		 char *err, size_t errlen, void (*warn)(const char *))
 {
 	int mark = -1, ret;
 
+	err[0] = '\0';
+	if (strlen(dev) >= IFNAMSIZ || !if_nametoindex(dev)) {
+		snprintf(err, errlen, "no such device '%s'", dev);
+		return -ENODEV;
+	}
 	if (journal && journal_txn_begin(&mark))
 		mark = -1;
-	ret = apply_one(dev, argc, argv, journal, err, errlen, warn);
+	ret = set_pairs(dev, object, argc, argv, journal, err, errlen, warn);
 	if (ret && mark >= 0)
 		journal_txn_drop(mark);
 	return ret;
 }
 
-static int apply_one(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,
-		     void (*warn)(const char *))
+int devset_set(const char *dev, const char *object, const struct devset_kv *kv, unsigned int n,
+	       unsigned int flags, char *err, size_t errlen, void (*warn)(const char *msg))
 {
-	const struct et_object *obj;
+	char *pairs[2 * MAX_CHANGES + 1];
+	unsigned int i;
+
+	if (n > MAX_CHANGES) {
+		snprintf(err, errlen, "too many %s parameters", object);
+		return -E2BIG;
+	}
+	for (i = 0; i < n; i++) {
+		pairs[2 * i] = (char *)kv[i].key;
+		pairs[2 * i + 1] = (char *)kv[i].val;
+	}
+	pairs[2 * n] = NULL;
+	return apply(dev, object, 2 * n, pairs, flags & DEVSET_JOURNAL, err, errlen, warn);
+}
+
+/* `ethtune set` words: an object and its pairs, or link keywords on their own. */
+int devset_apply(const char *dev, int argc, char **argv, char *err, size_t errlen,
+		 void (*warn)(const char *msg))
+{
+	const char *w;
 
 	err[0] = '\0';
 	if (argc < 1) {
 		snprintf(err, errlen, "nothing to set");
 		return -EINVAL;
 	}
+	w = argv[0];
+	if (obj_by_name(w) || !strcmp(w, "link"))
+		return apply(dev, w, argc - 1, argv + 1, true, err, errlen, warn);
+	if (!strcmp(w, "feature") || !strcmp(w, "features"))
+		return apply(dev, "feature", argc - 1, argv + 1, true, err, errlen, warn);
+	if (!strcmp(w, "priv-flag") || !strcmp(w, "priv-flags"))
+		return apply(dev, "priv-flag", argc - 1, argv + 1, true, err, errlen, warn);
+	if (link_param(w) || !strcmp(w, "admin-state"))
+		return apply(dev, "link", argc, argv, true, err, errlen, warn);
 	if (strlen(dev) >= IFNAMSIZ || !if_nametoindex(dev)) {
 		snprintf(err, errlen, "no such device '%s'", dev);
 		return -ENODEV;
 	}
-	obj = obj_by_name(argv[0]);
-	if (obj)
-		return set_object(dev, obj, argc - 1, argv + 1, journal, err, errlen, warn);
-	if (!strcmp(argv[0], "feature") || !strcmp(argv[0], "features"))
-		return set_features(dev, argc - 1, argv + 1, journal, err, errlen, warn);
-	if (!strcmp(argv[0], "priv-flag") || !strcmp(argv[0], "priv-flags"))
-		return set_privflag(dev, argc - 1, argv + 1, journal, err, errlen, warn);
-	if (!strcmp(argv[0], "link"))
-		return set_link(dev, argc - 1, argv + 1, journal, err, errlen, warn);
-	if (link_param(argv[0]) || !strcmp(argv[0], "admin-state"))
-		return set_link(dev, argc, argv, journal, err, errlen, warn);
 	snprintf(
 		err, errlen,
 		"unknown setting '%s' (expected coalesce, ring, channels, feature, priv-flag, mtu, "
 		"gso-max-size, gso-max-segs, gso-ipv4-max-size, txqueuelen or admin-state)",
 		argv[0]);
 	return -EINVAL;
-}
-
-int devset_apply(const char *dev, int argc, char **argv, char *err, size_t errlen,
-		 void (*warn)(const char *msg))
-{
-	return apply(dev, argc, argv, true, err, errlen, warn);
-}
-
-int devset_apply_raw(const char *dev, int argc, char **argv, char *err, size_t errlen)
-{
-	return apply(dev, argc, argv, false, err, errlen, NULL);
 }
 
 static int sysctl_path(const char *name, char *path, size_t len)

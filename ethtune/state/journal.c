@@ -1,8 +1,7 @@
-/* Journal of old values: written (fsync) before a change, replayed by restore and on exit. */
+/* Journal of old values: one JSON line each, fsync'd before a change; a store, no replay. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +9,8 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <jansson.h>
 
-#include "state/devset.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
 
@@ -77,15 +74,15 @@ static int open_locked(int flags)
 	return fd;
 }
 
+/* The line format is the one older versions wrote and read: they can restore these journals. */
 static json_t *entry_to_json(const struct journal_entry *e)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:I, s:I}", "netns", e->netns, "dev",
 			 e->dev, "object", e->object, "key", e->key, "old", e->old, "temp", e->temp,
-			 "pid", e->pid, "start", (json_int_t)(e->pid ? proc_start(e->pid) : 0),
-			 "time", (json_int_t)e->time);
+			 "pid", e->pid, "start", (json_int_t)e->start, "time", (json_int_t)e->time);
 }
 
-static int entry_from_json(json_t *j, struct journal_entry *e, long long *start)
+static int entry_from_json(json_t *j, struct journal_entry *e)
 {
 	const char *ns, *dev, *obj, *key, *old;
 	int temp = 0, pid = 0;
@@ -104,7 +101,7 @@ static int entry_from_json(json_t *j, struct journal_entry *e, long long *start)
 	e->temp = temp;
 	e->pid = pid;
 	e->time = t;
-	*start = st;
+	e->start = st;
 	return 0;
 }
 
@@ -122,6 +119,8 @@ int journal_record(const struct journal_entry *in)
 		e.temp = true;
 		e.pid = temp_owner ? temp_owner : getpid();
 	}
+	if (e.pid && !e.start)
+		e.start = proc_start(e.pid);
 	fd = open_locked(O_WRONLY | O_CREAT | O_APPEND);
 	if (fd < 0)
 		return fd;
@@ -143,17 +142,12 @@ int journal_record(const struct journal_entry *in)
 	return ret;
 }
 
-struct loaded {
-	struct journal_entry e;
-	long long start;
-};
-
-static int load_fd(int fd, struct loaded **out, int *n)
+static int load_fd(int fd, struct journal_entry **out, int *n)
 {
 	FILE *f;
 	char *line = NULL;
 	size_t cap = 0;
-	struct loaded *v = NULL;
+	struct journal_entry *v = NULL;
 	int cnt = 0, dupfd;
 
 	*out = NULL;
@@ -169,7 +163,7 @@ static int load_fd(int fd, struct loaded **out, int *n)
 	}
 	while (getline(&line, &cap, f) > 0) {
 		json_t *j = json_loads(line, 0, NULL);
-		struct loaded *nv;
+		struct journal_entry *nv;
 
 		if (!j)
 			continue; /* a torn last line from a crash is skipped */
@@ -179,7 +173,7 @@ static int load_fd(int fd, struct loaded **out, int *n)
 			break;
 		}
 		v = nv;
-		if (!entry_from_json(j, &v[cnt].e, &v[cnt].start))
+		if (!entry_from_json(j, &v[cnt]))
 			cnt++;
 		json_decref(j);
 	}
@@ -192,8 +186,7 @@ static int load_fd(int fd, struct loaded **out, int *n)
 
 int journal_load(struct journal_entry **out, int *n)
 {
-	struct loaded *v;
-	int fd = open_locked(O_RDONLY), i, ret;
+	int fd = open_locked(O_RDONLY), ret;
 
 	*out = NULL;
 	*n = 0;
@@ -201,161 +194,19 @@ int journal_load(struct journal_entry **out, int *n)
 		return 0;
 	if (fd < 0)
 		return fd;
-	ret = load_fd(fd, &v, n);
+	ret = load_fd(fd, out, n);
 	close(fd);
-	if (ret)
-		return ret;
-	*out = calloc(*n ? *n : 1, sizeof(**out));
-	for (i = 0; i < *n && *out; i++)
-		(*out)[i] = v[i].e;
-	free(v);
-	return *out ? 0 : -ENOMEM;
+	if (!ret && !*out)
+		*out = calloc(1, sizeof(**out));
+	return ret ? ret : *out ? 0 : -ENOMEM;
 }
 
-static bool owner_alive(const struct loaded *l)
+bool journal_owner_alive(const struct journal_entry *e)
 {
-	return l->e.pid > 0 && proc_start(l->e.pid) == l->start;
+	return e->pid > 0 && proc_start(e->pid) == e->start;
 }
 
-/* Entries restored by one request: same namespace, device and object (sysctls one by one). */
-static bool same_group(const struct journal_entry *a, const struct journal_entry *b)
-{
-	return !strcmp(a->netns, b->netns) && !strcmp(a->dev, b->dev) &&
-	       !strcmp(a->object, b->object) &&
-	       (strcmp(a->object, "sysctl") || !strcmp(a->key, b->key));
-}
-
-/* Apply one group (same netns, dev, object): the oldest value per key, in one request. */
-static int restore_group(struct loaded *v, int n, int first, bool *sel, char *err, size_t errlen)
-{
-	const struct journal_entry *g = &v[first].e;
-	char *args[2 + 2 * 64];
-	int argc = 0, i, k, ret;
-
-	if (!strcmp(g->object, "sysctl")) {
-		for (i = 0; i < n; i++)
-			if (sel[i] && same_group(&v[i].e, g))
-				break;
-		ret = devset_sysctl_raw(v[i].e.key, v[i].e.old, err, errlen);
-		return ret;
-	}
-	if (strcmp(g->object, "link"))
-		args[argc++] = (char *)g->object;
-	for (i = 0; i < n && argc < (int)(sizeof(args) / sizeof(args[0])) - 2; i++) {
-		const struct journal_entry *e = &v[i].e;
-		bool seen = false;
-
-		if (!sel[i] || !same_group(e, g))
-			continue;
-		for (k = (strcmp(g->object, "link") ? 1 : 0); k < argc; k += 2)
-			if (!strcmp(args[k], e->key))
-				seen = true;
-		if (seen)
-			continue; /* keep the oldest value: what the user had */
-		args[argc++] = (char *)e->key;
-		args[argc++] = (char *)e->old;
-	}
-	args[argc] = NULL;
-	ret = devset_apply_raw(g->dev, argc, args, err, errlen);
-	if (!ret || ret == -ENODEV)
-		return ret;
-	/* One value the device refuses must not hold back the others: one request per key. A key
-	 * the device does not support cannot have been changed, so there is nothing to undo. */
-	k = strcmp(g->object, "link") ? 1 : 0;
-	if (argc - k <= 2)
-		return ret;
-	ret = 0;
-	for (i = k; i + 1 < argc; i += 2) {
-		char *one[4], e1[256];
-		int o = 0, r;
-
-		if (k)
-			one[o++] = args[0];
-		one[o++] = args[i];
-		one[o++] = args[i + 1];
-		one[o] = NULL;
-		r = devset_apply_raw(g->dev, o, one, e1, sizeof(e1));
-		if (r == -EOPNOTSUPP) {
-			et_warn("restore %s: %s", g->dev, e1);
-		} else if (r) {
-			snprintf(err, errlen, "%s", e1);
-			ret = r;
-		}
-	}
-	return ret;
-}
-
-/* Restore the selected entries of this namespace in this process; others in a child that
- * enters their namespace. Returns the number that could not be restored. */
-static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int *failed_missing)
-{
-	int i, j, bad = 0;
-	char err[512], cur[64];
-
-	netns_current_name(cur, sizeof(cur));
-	/* Newest groups first, so a later change is undone before the one it built on. */
-	for (i = n - 1; i >= 0; i--) {
-		bool group_done = false;
-		int ret;
-
-		if (!sel[i] || done[i])
-			continue;
-		for (j = 0; j < n; j++)
-			if (done[j] && same_group(&v[j].e, &v[i].e))
-				group_done = true;
-		if (group_done)
-			continue;
-		if (!strcmp(v[i].e.netns, cur)) {
-			ret = restore_group(v, n, i, sel, err, sizeof(err));
-		} else {
-			pid_t pid = fork();
-			int st;
-
-			if (pid < 0)
-				return -errno;
-			if (pid == 0) {
-				if (netns_switch(v[i].e.netns)) {
-					snprintf(err, sizeof(err), "network namespace '%s' is gone",
-						 v[i].e.netns);
-					fprintf(stderr, "ethtune: restore %s %s: %s\n", v[i].e.dev,
-						v[i].e.object, err);
-					_exit(3);
-				}
-				et_opts.netns = v[i].e.netns;
-				ret = restore_group(v, n, i, sel, err, sizeof(err));
-				if (ret)
-					fprintf(stderr, "ethtune: restore %s %s: %s\n", v[i].e.dev,
-						v[i].e.object, err);
-				_exit(ret == -ENODEV ? 3 : ret ? 1 : 0);
-			}
-			waitpid(pid, &st, 0);
-			ret = WIFEXITED(st) && WEXITSTATUS(st) == 0   ? 0
-			      : WIFEXITED(st) && WEXITSTATUS(st) == 3 ? -ENODEV
-								      : -EIO;
-			err[0] = '\0';
-		}
-		if (ret == -ENODEV) {
-			if (err[0])
-				et_warn("restore %s: device is gone; keeping its journal entries",
-					v[i].e.dev[0] ? v[i].e.dev : v[i].e.key);
-			(*failed_missing)++;
-			bad++;
-			continue;
-		}
-		if (ret) {
-			if (err[0])
-				et_err("restore %s %s: %s", v[i].e.dev, v[i].e.object, err);
-			bad++;
-			continue;
-		}
-		for (j = 0; j < n; j++)
-			if (sel[j] && same_group(&v[j].e, &v[i].e))
-				done[j] = true;
-	}
-	return bad;
-}
-
-static int write_remaining(int fd, struct loaded *v, int n, const bool *done)
+static int write_remaining(int fd, const struct journal_entry *v, int n, const bool *done)
 {
 	FILE *f;
 	int i, dupfd;
@@ -375,10 +226,7 @@ static int write_remaining(int fd, struct loaded *v, int n, const bool *done)
 
 		if (done[i])
 			continue;
-		j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:I, s:I}", "netns",
-			      v[i].e.netns, "dev", v[i].e.dev, "object", v[i].e.object, "key",
-			      v[i].e.key, "old", v[i].e.old, "temp", v[i].e.temp, "pid", v[i].e.pid,
-			      "start", (json_int_t)v[i].start, "time", (json_int_t)v[i].e.time);
+		j = entry_to_json(&v[i]);
 		json_dumpf(j, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', f);
 		json_decref(j);
@@ -389,77 +237,45 @@ static int write_remaining(int fd, struct loaded *v, int n, const bool *done)
 	return 0;
 }
 
-static int rollback_from = -1; /* mode 3: entries from this index on */
-static const char *ns_filter;  /* mode 0: only entries of this namespace (NULL: all) */
-
-/* mode: 0 = dev filter (NULL: all), 1 = orphaned temp entries, 2 = this process's temps,
- * 3 = entries recorded since a transaction mark. */
-static int restore_common(const char *dev, int mode, int *restored, int *kept)
-{
-	struct loaded *v;
-	bool *sel, *done;
-	int fd, n, i, missing = 0, bad, ret;
-	bool any_done = false;
-
-	if (restored)
-		*restored = 0;
-	if (kept)
-		*kept = 0;
-	fd = open_locked(O_RDWR);
-	if (fd == -ENOENT)
-		return 0;
-	if (fd < 0)
-		return fd;
-	ret = load_fd(fd, &v, &n);
-	if (ret || !n) {
-		free(v);
-		close(fd);
-		return ret;
-	}
-	sel = calloc(n, sizeof(bool));
-	done = calloc(n, sizeof(bool));
-	for (i = 0; i < n && sel && done; i++) {
-		if (mode == 1)
-			sel[i] = v[i].e.temp && !owner_alive(&v[i]);
-		else if (mode == 2)
-			sel[i] = v[i].e.temp && v[i].e.pid == getpid();
-		else if (mode == 3)
-			sel[i] = i >= rollback_from;
-		else
-			sel[i] = (!dev || !strcmp(v[i].e.dev, dev)) &&
-				 (!ns_filter || !strcmp(v[i].e.netns, ns_filter));
-	}
-	bad = sel && done ? restore_selected(v, n, sel, done, &missing) : -ENOMEM;
-	for (i = 0; i < n && done && sel; i++) {
-		any_done |= done[i];
-		if (done[i] && restored)
-			(*restored)++;
-		if (sel[i] && !done[i] && kept)
-			(*kept)++;
-	}
-	if (done && any_done)
-		write_remaining(fd, v, n, done);
-	free(sel);
-	free(done);
-	free(v);
-	close(fd);
-	if (bad < 0)
-		return bad;
-	return bad > missing ? -EIO : 0;
-}
-
-int journal_restore(const char *dev, bool only_orphans, int *restored, int *kept)
-{
-	return restore_common(dev, only_orphans ? 1 : 0, restored, kept);
-}
-
-int journal_restore_ns(const char *netns, const char *dev, int *restored, int *kept)
+int journal_open(struct journal_view *v)
 {
 	int ret;
 
-	ns_filter = netns;
-	ret = restore_common(dev, 0, restored, kept);
-	ns_filter = NULL;
+	v->n = 0;
+	v->e = NULL;
+	v->fd = open_locked(O_RDWR);
+	if (v->fd == -ENOENT) {
+		v->fd = -1;
+		return 0;
+	}
+	if (v->fd < 0) {
+		ret = v->fd;
+		v->fd = -1;
+		return ret;
+	}
+	ret = load_fd(v->fd, &v->e, &v->n);
+	if (ret) {
+		close(v->fd);
+		v->fd = -1;
+	}
+	return ret;
+}
+
+int journal_close(struct journal_view *v, const bool *done)
+{
+	bool any = false;
+	int i, ret = 0;
+
+	for (i = 0; done && i < v->n; i++)
+		any |= done[i];
+	if (any && v->fd >= 0)
+		ret = write_remaining(v->fd, v->e, v->n, done);
+	if (v->fd >= 0)
+		close(v->fd);
+	free(v->e);
+	v->fd = -1;
+	v->e = NULL;
+	v->n = 0;
 	return ret;
 }
 
@@ -477,95 +293,34 @@ int journal_txn_begin(int *mark)
 
 int journal_txn_drop(int mark)
 {
-	struct loaded *v;
+	struct journal_view jv;
 	bool *done;
-	int fd, n, i, ret;
+	int i, ret;
 
-	fd = open_locked(O_RDWR);
-	if (fd == -ENOENT)
-		return 0;
-	if (fd < 0)
-		return fd;
-	ret = load_fd(fd, &v, &n);
-	if (ret || n <= mark) {
-		free(v);
-		close(fd);
-		return ret;
-	}
-	done = calloc(n, sizeof(bool));
+	ret = journal_open(&jv);
+	if (ret || jv.n <= mark)
+		return ret ? ret : journal_close(&jv, NULL);
+	done = calloc(jv.n, sizeof(bool));
 	if (!done) {
-		free(v);
-		close(fd);
+		journal_close(&jv, NULL);
 		return -ENOMEM;
 	}
-	for (i = mark; i < n; i++)
+	for (i = mark; i < jv.n; i++)
 		done[i] = true;
-	ret = write_remaining(fd, v, n, done);
+	ret = journal_close(&jv, done);
 	free(done);
-	free(v);
-	close(fd);
 	return ret;
 }
 
-int journal_txn_rollback(int mark)
+void journal_set_temp(bool temp, int owner)
 {
-	int restored, kept, ret;
-
-	rollback_from = mark;
-	ret = restore_common(NULL, 3, &restored, &kept);
-	rollback_from = -1;
-	return ret ? ret : kept ? -EIO : 0;
-}
-
-static void temp_restore_atexit(void)
-{
-	if (temp_mode)
-		journal_temp_end();
-}
-
-static void temp_signal(int sig)
-{
-	journal_temp_end();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-int journal_temp_begin(void)
-{
-	struct sigaction sa = { .sa_handler = temp_signal };
-	static bool registered;
-
-	if (!registered) {
-		atexit(temp_restore_atexit);
-		registered = true;
-	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	temp_mode = true;
-	return 0;
-}
-
-int journal_temp_end(void)
-{
-	int restored, kept, ret;
-
-	if (!temp_mode)
-		return 0;
-	temp_mode = false;
-	ret = restore_common(NULL, 2, &restored, &kept);
-	if (kept)
-		et_warn("%d temporary change(s) could not be restored; see 'ethtune restore "
-			"--list'",
-			kept);
-	return ret;
+	temp_mode = temp;
+	temp_owner = owner;
 }
 
 int journal_temp_adopt(int owner)
 {
-	temp_mode = true;
-	temp_owner = owner;
+	journal_set_temp(true, owner);
 	return 0;
 }
 

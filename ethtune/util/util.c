@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,13 @@ int write_file_str(const char *path, const char *s)
 
 #define NETNS_RUN_DIR "/run/netns"
 
+static char netns_entered[NAME_MAX + 1]; /* "" until netns_switch() succeeds */
+
+const char *netns_current(void)
+{
+	return netns_entered[0] ? netns_entered : NULL;
+}
+
 /* As iproute2's netns_switch: join the namespace, then remount /sys so sysfs shows it. */
 int netns_switch(const char *name)
 {
@@ -261,6 +269,7 @@ int netns_switch(const char *name)
 		return e;
 	}
 	close(fd);
+	snprintf(netns_entered, sizeof(netns_entered), "%s", name);
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
 	if (mount("", "/", "none", MS_SLAVE | MS_REC, NULL) < 0)
@@ -321,8 +330,8 @@ const char *netns_current_name(char *buf, size_t len)
 	DIR *d;
 
 	buf[0] = '\0';
-	if (et_opts.netns) {
-		snprintf(buf, len, "%s", et_opts.netns);
+	if (netns_current()) {
+		snprintf(buf, len, "%s", netns_current());
 		return buf;
 	}
 	if (stat("/proc/self/ns/net", &self) || !(d = opendir(NETNS_RUN_DIR)))
@@ -340,6 +349,39 @@ const char *netns_current_name(char *buf, size_t len)
 	}
 	closedir(d);
 	return buf;
+}
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+void et_catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	/* No SA_RESTART: a blocking call returns EINTR, so the caller gets to look at the flag. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int et_stop_signal(void)
+{
+	return stop_sig;
+}
+
+void et_stop_reraise(void)
+{
+	int sig = stop_sig;
+
+	if (!sig)
+		return;
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 bool have_cap_net_admin(void)

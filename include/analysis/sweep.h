@@ -136,7 +136,7 @@ void sweep_opts_init(struct sweep_opts *o);
 /* Device, peer, privilege and --netns checks; prints the error; an exit code or 0. */
 int sweep_prepare(struct sweep_opts *o, const char *cmd);
 
-/* All of these change things only temporarily (journal_temp_begin) and restore at the end. */
+/* All of these change things only temporarily (undo_temp_begin) and restore at the end. */
 int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t errlen);
 int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t errlen);
 

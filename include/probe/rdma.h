@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <infiniband/verbs.h>
 
+#include "probe/rdma_sysfs.h"
+
 /*
  * Every libibverbs call the tool makes. A NULL member means "not available in this build";
  * callers check before use. The real table is drivers/mlx5/verbs.c; tests may substitute
@@ -46,9 +48,6 @@ struct rdma_ops {
 	void (*ack_cq_events)(struct ibv_cq *cq, unsigned int n);
 };
 
-/* The verbs backend of this build (drivers/mlx5/verbs.c). */
-const struct rdma_ops *rdma_backend(void);
-
 /*
  * Vendor direct verbs. rdma_dv_for() returns the table whose is_supported() accepts the device
  * (mlx5dv for mlx5), NULL for any other device (rxe, siw, ...).
@@ -65,14 +64,6 @@ extern const struct rdma_dv_ops mlx5dv_ops;
 /* mlx5dv: print a queried context (pure; unit-tested with a filled struct). */
 struct mlx5dv_context;
 void mlx5dv_report(const struct mlx5dv_context *c);
-
-/* Root of sysfs for RDMA and mlx5 lookups ("/sys"); tests point it at a fixture tree. */
-extern const char *rdma_sysfs_root;
-
-/* Netdev behind port of ibdev from sysfs gid_attrs/ndevs (first non-empty); 0 or -ENOENT. */
-int rdma_sysfs_port_netdev(const char *ibdev, unsigned int port, char *buf, size_t len);
-/* RDMA device sitting on netdev (mlx5: device/infiniband/; rxe, siw: the parent file). */
-int rdma_netdev_ibdev(const char *netdev, char *buf, size_t len);
 
 /* GID text (IPv6 notation) and whether it is an IPv4-mapped or link-local address. */
 void rdma_gid_str(const union ibv_gid *g, char *buf, size_t len);
@@ -106,22 +97,5 @@ struct rdma_lat {
 	double p50, p90, p99, p999, min, max, mean; /* microseconds */
 };
 void rdma_lat_summary(uint64_t *ns, size_t n, struct rdma_lat *out);
-
-/*
- * drivers/mlx5 knowledge for `ethtune show`: when netdev is driven by mlx5_core, prints the
- * TX/RX completion mode (CQE/EQE), the moderation private flags and the RDMA device behind it
- * under the current JSON object ("mlx5" object) and returns 0; -ENODEV for other drivers.
- */
-int mlx5_show_extra(const char *netdev);
-bool mlx5_is_netdev(const char *netdev);
-
-/* Private flags of netdev through the ethtool ioctl (drivers/mlx5/pflags.c). */
-#define MLX5_MAX_PFLAGS 32
-struct mlx5_pflags {
-	unsigned int n;
-	char name[MLX5_MAX_PFLAGS][32];
-	bool on[MLX5_MAX_PFLAGS];
-};
-int mlx5_read_pflags(const char *netdev, struct mlx5_pflags *pf);
 
 #endif

@@ -9,7 +9,7 @@
  *   coalesce|ring|channels KEY VAL...; feature NAME on|off...; priv-flag NAME on|off;
  *   mtu N; gso-max-size N; gso-max-segs N; gso-ipv4-max-size N; txqueuelen N.
  * Nothing is sent until every keyword and value is checked against what the device reports.
- * Old values are journaled first (temporary when journal_temp_begin() is active). After the
+ * Old values are journaled first (temporary when undo_temp_begin() is active). After the
  * change values are read back; differences are reported through warn (may be NULL).
  * On error one line naming the problem goes to err; returns -errno. */
 int devset_apply(const char *dev, int argc, char **argv, char *err, size_t errlen,
@@ -25,7 +25,24 @@ void devset_allow_link_down(bool allow);
 int sysctl_set(const char *name, const char *val, char *err, size_t errlen);
 int sysctl_get(const char *name, char *buf, size_t len);
 
-/* The same without journaling: used by restore to put old values back. */
-int devset_apply_raw(const char *dev, int argc, char **argv, char *err, size_t errlen);
+/* One parameter of one object, by name and value as `ethtune set` spells them. */
+struct devset_kv {
+	const char *key;
+	const char *val;
+};
+
+enum {
+	DEVSET_JOURNAL = 1 << 0, /* record old values first (otherwise: putting old values back) */
+};
+
+/* The structured form of devset_apply, without a command line to parse: set n parameters of
+ * object ("coalesce", "ring", "channels", "feature", "priv-flag" or "link", whose keys are mtu,
+ * gso-max-size, gso-max-segs, gso-ipv4-max-size, txqueuelen and admin-state) of dev in the
+ * current namespace. Same checks, read-back and errors as devset_apply. Without DEVSET_JOURNAL
+ * nothing is journaled and a change refused with EBUSY may bounce the link (restore). */
+int devset_set(const char *dev, const char *object, const struct devset_kv *kv, unsigned int n,
+	       unsigned int flags, char *err, size_t errlen, void (*warn)(const char *msg));
+
+/* Write a sysctl of the current namespace without journaling (restore puts old values back). */
 int devset_sysctl_raw(const char *name, const char *val, char *err, size_t errlen);
 #endif

@@ -1,19 +1,22 @@
-/* Journal of device and sysctl changes: old values recorded before a change, restored later. */
+/* Journal: a durable store of old values (structured changes), knowing nothing of devices. */
 #ifndef ETHTUNE_JOURNAL_H
 #define ETHTUNE_JOURNAL_H
 
 #include <stdbool.h>
 
-/* One journaled value. object: coalesce, ring, channels, feature, priv-flag, link, sysctl.
- * For sysctl entries dev is "" and key is the sysctl name (net.ipv4.tcp_limit_output_bytes). */
+/* One journaled change: where (netns, dev), what (object, key) and the value it had before.
+ * object: coalesce, ring, channels, feature, priv-flag, link, sysctl. For sysctl entries dev
+ * is "" and key is the sysctl name (net.ipv4.tcp_limit_output_bytes). The undo layer
+ * (state/undo.h) turns entries back into device changes. */
 struct journal_entry {
 	char netns[64]; /* "" = the namespace ethtune was started in */
 	char dev[32];
 	char object[16];
 	char key[96];
-	char old[160]; /* value as the CLI accepts it */
-	bool temp;     /* undone when the owning process ends */
-	int pid;       /* owner of a temp entry */
+	char old[160];	 /* value as `ethtune set` accepts it */
+	bool temp;	 /* undone when the owning process ends */
+	int pid;	 /* owner of a temp entry */
+	long long start; /* the owner's start time (clock ticks since boot): tells a reused pid */
 	long long time;
 };
 
@@ -23,31 +26,34 @@ const char *journal_path(void);
 /* Record old values before a change; durable (fsync) before this returns. */
 int journal_record(const struct journal_entry *e);
 
-/* From now on this process's changes are temporary: undone at exit, SIGINT, SIGTERM, SIGHUP,
- * and by the next ethtune run if this process is killed. */
-int journal_temp_begin(void);
-/* Undo this process's temporary changes now. */
-int journal_temp_end(void);
+/* Recording mode: with temp on, entries are recorded as temporary, owned by owner (0: this
+ * process). A helper child (one that entered the peer's namespace) records for its parent. */
+void journal_set_temp(bool temp, int owner);
 bool journal_temp_active(void);
-/* In a helper child (e.g. one that entered the peer's namespace): record temporary entries as
- * owned by owner, which restores them; the child itself restores nothing at exit. */
+/* In a helper child: record temporary entries as owned by owner, which restores them. */
 int journal_temp_adopt(int owner);
 
-/* Restore entries for dev (NULL: all devices and sysctls). only_orphans: just temp entries
- * whose owner is gone. Entries whose device is missing are kept and reported. */
-int journal_restore(const char *dev, bool only_orphans, int *restored, int *kept);
-
-/* The same, only for entries recorded in namespace netns ("" = the initial one). */
-int journal_restore_ns(const char *netns, const char *dev, int *restored, int *kept);
-
-/* Several changes that must take effect together: mark the journal, and on failure put back
- * everything recorded since the mark, so that nothing is left half-applied. */
-int journal_txn_begin(int *mark);
-int journal_txn_rollback(int mark);
-/* Forget what was recorded since the mark, without applying it (the change did not happen). */
-int journal_txn_drop(int mark);
+/* True while the process that owns temporary entry e still runs (same pid, same start). */
+bool journal_owner_alive(const struct journal_entry *e);
 
 /* Read all entries (caller frees *out). */
 int journal_load(struct journal_entry **out, int *n);
+
+/* A locked view of the whole journal, for a restore: open, work through the entries, then
+ * close, which removes the entries marked done (if any) and unlocks. Nothing else may write the
+ * journal from this process while a view is open. */
+struct journal_view {
+	int fd;
+	int n;
+	struct journal_entry *e;
+};
+int journal_open(struct journal_view *v);
+int journal_close(struct journal_view *v, const bool *done);
+
+/* Several changes that must take effect together: mark the journal (the number of entries);
+ * the undo layer can put back everything recorded since the mark (undo_txn_rollback). */
+int journal_txn_begin(int *mark);
+/* Forget what was recorded since the mark, without applying it (the change did not happen). */
+int journal_txn_drop(int mark);
 
 #endif

@@ -21,10 +21,10 @@ struct et_cmd {
 	const char *usage;
 };
 
-/* Global options parsed before the command. */
+/* Global options parsed before the command, as the user gave them (never changed later). */
 struct et_opts {
 	bool json;
-	const char *netns;
+	const char *netns; /* --netns; the namespace we are in is netns_current() */
 	bool verbose;
 };
 extern struct et_opts et_opts;
@@ -36,8 +36,19 @@ void et_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Enter network namespace NAME (from /run/netns) and remount /sys for it. 0 or -errno. */
 int netns_switch(const char *name);
+/* The namespace netns_switch() last entered in this process; NULL while it is still in the one
+ * it started in. */
+const char *netns_current(void);
 /* Name (under /run/netns) of the namespace this process is in; "" if initial or unnamed. */
 const char *netns_current_name(char *buf, size_t len);
+
+/* Stop signals (SIGINT, SIGTERM, SIGHUP). The handler et_catch_stop_signals() installs only
+ * records the signal: long loops poll et_stop_signal() and end with -EINTR, temporary changes
+ * are undone outside the handler, and et_stop_reraise() then ends the process with the signal
+ * (exit status 128 + signal, as if it had not been caught). */
+void et_catch_stop_signals(void);
+int et_stop_signal(void); /* the pending stop signal, 0 if none */
+void et_stop_reraise(void);
 /* Find the named namespace holding device dev (buf gets the name). 0 or -ENOENT. */
 int netns_find_dev(const char *dev, char *buf, size_t len);
 

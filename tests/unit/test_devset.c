@@ -198,12 +198,34 @@ static void failure_while_down_still_brings_it_up(void **state)
 static void restore_may_bounce_without_journaling(void **state)
 {
 	char err[256];
+	const struct devset_kv kv[] = { { "tx-frames", "0" } };
 
-	assert_int_equal(devset_apply_raw("lo", 3, args, err, sizeof(err)), 0);
+	assert_int_equal(devset_set("lo", "coalesce", kv, 1, 0, err, sizeof(err), NULL), 0);
 	assert_int_equal(nev, 3);
 	assert_string_equal(events[0], "down");
 	assert_string_equal(events[1], "set");
 	assert_string_equal(events[2], "up");
+}
+
+/* The structured call journals and applies as the `ethtune set` words do. */
+static void structured_set_journals_like_the_words(void **state)
+{
+	const struct devset_kv kv[] = { { "tx-frames", "0" } };
+	char err[256];
+
+	busy_while_up = 0;
+	assert_int_equal(
+		devset_set("lo", "coalesce", kv, 1, DEVSET_JOURNAL, err, sizeof(err), NULL), 0);
+	assert_int_equal(nev, 2);
+	assert_string_equal(events[0], "journal tx-frames=1");
+	assert_string_equal(events[1], "set");
+	nev = 0;
+	assert_int_equal(devset_apply("lo", 3, args, err, sizeof(err), NULL), 0);
+	assert_int_equal(nev, 2);
+	assert_string_equal(events[0], "journal tx-frames=1");
+	assert_string_equal(events[1], "set");
+	assert_int_equal(devset_set("lo", "coalesc", kv, 1, 0, err, sizeof(err), NULL), -EINVAL);
+	assert_non_null(strstr(err, "unknown object 'coalesc'"));
 }
 
 static void refused_state_undoes_the_attributes(void **state)
@@ -228,6 +250,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(ebusy_not_allowed_says_how, setup),
+		cmocka_unit_test_setup(structured_set_journals_like_the_words, setup),
 		cmocka_unit_test_setup(ebusy_allowed_bounces_after_journaling, setup),
 		cmocka_unit_test_setup(ebusy_on_a_down_link_is_not_retried, setup),
 		cmocka_unit_test_setup(failure_while_down_still_brings_it_up, setup),

@@ -1,6 +1,7 @@
 /* Unit tests of drivers/mlx5: mlx5dv report (text and JSON), dv selection, show extras from a
  * sysfs fixture and the verbs backend table, with link-time seams for libibverbs/libmlx5. */
 // clang-format off
+// NEEDS: rdma
 // LDFLAGS: -Wl,--wrap=ibv_get_device_list,--wrap=ibv_free_device_list,--wrap=ibv_get_device_name,--wrap=mlx5dv_is_supported,--wrap=mlx5dv_query_device,--wrap=mlx5_read_pflags
 // clang-format on
 #include <errno.h>

@@ -1,5 +1,6 @@
 /* Unit tests of `ethtune rdma`: option parsing, GID choice, statistics, and list/caps/probe
  * against a fake verbs backend (an mlx5-like device with CQ moderation and an rxe-like one). */
+// NEEDS: rdma
 // LDFLAGS: -Wl,--wrap=rdma_backend,--wrap=mlx5dv_is_supported,--wrap=mlx5dv_query_device
 #include <errno.h>
 #include <setjmp.h>

@@ -1,0 +1,39 @@
+/* RDMA and mlx5 without libibverbs: sysfs lookups, `show` extras, whether verbs are built in. */
+#ifndef ETHTUNE_RDMA_SYSFS_H
+#define ETHTUNE_RDMA_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The verbs backend of this build (drivers/mlx5/verbs.c); NULL in a build without rdma-core
+ * (WITH_RDMA=0, ethtune/probe/rdma_none.c). The table itself is in probe/rdma.h. */
+struct rdma_ops;
+const struct rdma_ops *rdma_backend(void);
+
+/* Root of sysfs for RDMA and mlx5 lookups ("/sys"); tests point it at a fixture tree. */
+extern const char *rdma_sysfs_root;
+
+/* Netdev behind port of ibdev from sysfs gid_attrs/ndevs (first non-empty); 0 or -ENOENT. */
+int rdma_sysfs_port_netdev(const char *ibdev, unsigned int port, char *buf, size_t len);
+/* RDMA device sitting on netdev (mlx5: device/infiniband/; rxe, siw: the parent file). */
+int rdma_netdev_ibdev(const char *netdev, char *buf, size_t len);
+
+/*
+ * drivers/mlx5 knowledge for `ethtune show`: when netdev is driven by mlx5_core, prints the
+ * TX/RX completion mode (CQE/EQE), the moderation private flags and the RDMA device behind it
+ * under the current JSON object ("mlx5" object) and returns 0; -ENODEV for other drivers.
+ */
+int mlx5_show_extra(const char *netdev);
+bool mlx5_is_netdev(const char *netdev);
+
+/* Private flags of netdev through the ethtool ioctl (drivers/mlx5/pflags.c). */
+#define MLX5_MAX_PFLAGS 32
+struct mlx5_pflags {
+	unsigned int n;
+	char name[MLX5_MAX_PFLAGS][32];
+	bool on[MLX5_MAX_PFLAGS];
+};
+int mlx5_read_pflags(const char *netdev, struct mlx5_pflags *pf);
+
+#endif
