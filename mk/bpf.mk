@@ -1,6 +1,6 @@
 # BPF backend (ethtune txlat): libbpf, clang and bpftool (Debian: libbpf-dev, clang, bpftool).
 # Found with pkg-config or the header, and the two tools on PATH; WITH_BPF=0 (or 1) overrides.
-# Without it ethtune/trace/txlat.c is not compiled: ethtune/cli/txlat_none.c takes its place
+# Without it ethtune/trace/txlat.c is not compiled: ethtune/trace/txlat_none.c takes its place
 # (`ethtune txlat` names the packages) and unit tests with a "// NEEDS: bpf" line report a KTAP
 # SKIP. A new file that needs libbpf or the skeletons goes into BPF_TOOL_SRCS.
 #
@@ -13,7 +13,7 @@ BPFTOOL		?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 BPF_VMLINUX	?= $(if $(wildcard $(VMLINUX_BTF)),btf,min)
 BPF_TOOL_SRCS	:= ethtune/trace/txlat.c
-BPF_NONE_SRCS	:= ethtune/cli/txlat_none.c
+BPF_NONE_SRCS	:= ethtune/trace/txlat_none.c
 ifeq ($(origin WITH_BPF),undefined)
 WITH_BPF	:= $(shell { $(PKG_CONFIG) --exists libbpf 2>/dev/null || \
 			$(CC) -E -x c -include bpf/libbpf.h /dev/null >/dev/null 2>&1; } && \

@@ -20,7 +20,7 @@
 #include "out/json_print.h"
 #include "analysis/model.h"
 #include "analysis/sweep.h"
-#include "trace/txlat_run.h"
+#include "trace/txlat.h"
 
 static const char *const finding_names[] = {
 	[F_SOFTWARE] = "software-device",     [F_ORPHAN] = "orphans-at-xmit",
@@ -268,15 +268,16 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
  * queueing) less the skb's serialization, with the median's order-statistic interval. */
 static void delay_from_txlat(struct diag *d)
 {
-	double avg = d->tl.xmit ? (double)d->tl.bytes / (double)d->tl.xmit : 0;
+	const struct txlat_lat *f = &d->tl.free;
+	double avg = d->tl.c.xmit ? (double)d->tl.c.bytes / (double)d->tl.c.xmit : 0;
 
 	d->D = d->D_lo = d->D_hi = NAN;
 	d->ser_us = d->speed > 0 && avg > 0 ? avg * 8 / d->speed : 0;
-	if (!d->tl.ok || isnan(d->tl.p50_us))
+	if (!d->tl_ok || isnan(f->p50_us))
 		return;
-	d->D = fmax(0, d->tl.p50_us - d->ser_us);
-	d->D_lo = isnan(d->tl.p50_lo_us) ? d->D : fmax(0, d->tl.p50_lo_us - d->ser_us);
-	d->D_hi = isnan(d->tl.p50_hi_us) ? d->D : fmax(0, d->tl.p50_hi_us - d->ser_us);
+	d->D = fmax(0, f->p50_us - d->ser_us);
+	d->D_lo = isnan(f->p50_lo_us) ? d->D : fmax(0, f->p50_lo_us - d->ser_us);
+	d->D_hi = isnan(f->p50_hi_us) ? d->D : fmax(0, f->p50_hi_us - d->ser_us);
 	d->d_src = "txlat, median xmit-to-free under request/response";
 }
 
@@ -402,21 +403,21 @@ static bool mode_switch_off(const struct diag *d)
 
 static void decide_orphan(const char *dev, struct diag *d)
 {
-	const struct txlat_sample *t = &d->tl;
-	uint64_t orph = t->orphan_before_xmit + t->orphaned_after_xmit;
+	const struct txlat_result *t = &d->tl;
+	uint64_t orph = t->tcp_orphans;
 	double lo, hi;
 	const char *flag;
 
-	if (!t->ok || t->tcp_skbs < 100)
+	if (!d->tl_ok || t->c.tcp < 100)
 		return;
-	stats_wilson(orph, t->tcp_skbs, &lo, &hi);
+	stats_wilson(orph, t->c.tcp, &lo, &hi);
 	if (lo <= 0.5)
 		return;
 	finding(d, F_ORPHAN, NAN, NAN, NAN);
 	ev(d, F_ORPHAN,
 	   "%.0f%% [%.0f, %.0f] of %llu TCP skbs were not owned by their socket when freed "
 	   "(txlat; Wilson 95%% interval)",
-	   100 * t->orphan_frac, 100 * lo, 100 * hi, (unsigned long long)t->tcp_skbs);
+	   100 * t->orphan_frac, 100 * lo, 100 * hi, (unsigned long long)t->c.tcp);
 	ev(d, F_ORPHAN,
 	   "TSQ and BQL cannot see this device's queue: one flow is not throttled by "
 	   "completions, and the queue it builds is invisible to the stack");
@@ -443,10 +444,10 @@ void diag_decide(const char *dev, struct diag *d)
 		   "%s is a software device (%s): its \"completion\" is the receiver consuming the "
 		   "skb, not hardware; nothing here is a driver's TX completion",
 		   dev, d->kind[0] ? d->kind : d->driver);
-		if (d->tl.ok && d->tl.tcp_skbs)
+		if (d->tl_ok && d->tl.c.tcp)
 			ev(d, F_SOFTWARE,
 			   "%.0f%% of TCP skbs left their socket before the free (%s)",
-			   100 * d->tl.orphan_frac, d->tl.free_is[0] ? d->tl.free_is : "receiver");
+			   100 * d->tl.orphan_frac, d->tl.free_is ? d->tl.free_is : "receiver");
 		d->headline = F_SOFTWARE;
 		return;
 	}
@@ -459,7 +460,7 @@ void diag_decide(const char *dev, struct diag *d)
 		inconclusive(d,
 			     "no completion delay was measured (%s); run as root with BPF, or "
 			     "add --tsq-sweep to measure it from the socket's queued bytes",
-			     d->tl.err[0] ? d->tl.err : "txlat off");
+			     d->tl_err[0] ? d->tl_err : "txlat off");
 		return;
 	}
 	if (!d->did_flows) {
@@ -726,7 +727,7 @@ static void print_diag(const struct diag *d)
 		print_float(PRINT_ANY, "D-lo-us", " [%.0f,", d->D_lo);
 		print_float(PRINT_ANY, "D-hi-us", " %.0f]", d->D_hi);
 		print_string(PRINT_ANY, "D-source", " (%s)\n", d->d_src);
-		if (d->tl.ok)
+		if (d->tl_ok)
 			print_float(PRINT_JSON, "D-txlat-us", NULL, d->D);
 	}
 	print_float(PRINT_ANY, "serialization-us", "  serialization of the traced skbs %.1f us\n",
@@ -774,14 +775,15 @@ static void print_diag(const struct diag *d)
 		print_pct("model-loss-hi-pct", " %.0f] here\n", d->mloss_hi);
 	}
 	open_json_object("txlat");
-	if (d->tl.ok) {
-		print_float(PRINT_ANY, "p50-us", "txlat: xmit-to-free p50 %.1f us", d->tl.p50_us);
-		print_float(PRINT_ANY, "p99-us", ", p99 %.1f us", d->tl.p99_us);
+	if (d->tl_ok) {
+		print_float(PRINT_ANY, "p50-us", "txlat: xmit-to-free p50 %.1f us",
+			    d->tl.free.p50_us);
+		print_float(PRINT_ANY, "p99-us", ", p99 %.1f us", d->tl.free.p99_us);
 		print_float(PRINT_ANY, "orphan-fraction", ", orphaned %.2f", d->tl.orphan_frac);
 		print_string(PRINT_ANY, "free-is", " (%s)\n", d->tl.free_is);
 	} else {
 		print_string(PRINT_ANY, "error", "txlat: n/a - %s\n",
-			     d->tl.err[0] ? d->tl.err : "disabled");
+			     d->tl_err[0] ? d->tl_err : "disabled");
 	}
 	close_json_object();
 	print_cost(d);
@@ -805,6 +807,7 @@ int cmd_diagnose(int argc, char **argv)
 	struct utsname u;
 	struct diag *d;
 	struct probe_result *r;
+	struct txlat *tl = NULL;
 	bool mtu_sweep = false, no_txlat = false, tsq_sweep = false;
 	double budget = 40;
 	char err[512];
@@ -879,10 +882,10 @@ int cmd_diagnose(int argc, char **argv)
 	 * never queues and xmit-to-free is the completion delay itself; also shows orphaning. */
 	sweep_progress(&o, 1, 2 + MAX_ROUNDS, "request/response under txlat");
 	if (!no_txlat)
-		txlat_sample_start(o.dev, o.duration_s + o.warmup_s + 0.5, &d->tl);
+		txlat_open(o.dev, NULL, &tl, d->tl_err, sizeof(d->tl_err));
 	ret = sweep_probe(&o, 1, PROBE_RR, 1, r, err, sizeof(err));
-	if (!no_txlat)
-		txlat_sample_finish(&d->tl);
+	d->tl_ok = tl && !txlat_collect(tl, &d->tl, d->tl_err, sizeof(d->tl_err));
+	txlat_close(tl);
 	if (ret)
 		goto fail;
 	d->rtt_us = r->have_lat ? r->lat_p50 : -1;
@@ -926,11 +929,15 @@ int cmd_diagnose(int argc, char **argv)
 	diag_decide(o.dev, d);
 	print_diag(d);
 	if (o.svg) {
-		struct svg_hist h = { .n = d->tl.nhist };
+		struct svg_hist h = {};
+		int b;
 
-		memcpy(h.lo_us, d->tl.hist_lo, sizeof(h.lo_us));
-		memcpy(h.hi_us, d->tl.hist_hi, sizeof(h.hi_us));
-		memcpy(h.count, d->tl.hist_count, sizeof(h.count));
+		/* the log2 bins in use, as txlat prints them */
+		for (b = d->tl.free.lo; d->tl_ok && b <= d->tl.free.hi; b++) {
+			h.lo_us[h.n] = b ? 1ULL << (b - 1) : 0;
+			h.hi_us[h.n] = (1ULL << b) - 1;
+			h.count[h.n++] = d->tl.free.bin[b];
+		}
 		if (svg_write(o.svg, "ethtune diagnose", &d->tsq, &h))
 			et_warn("cannot write %s", o.svg);
 	}

@@ -13,7 +13,7 @@
 #include "state/undo.h"
 #include "out/json_print.h"
 #include "analysis/sweep.h"
-#include "trace/txlat_run.h"
+#include "trace/txlat.h"
 
 #define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
 
@@ -78,22 +78,25 @@ static double irq_rate(const struct probe_result *r)
 	return r->dev.irqs / r->dev.elapsed_s;
 }
 
-static int measure(const struct sweep_opts *o, const struct coal_spec *spec, struct coal_sweep *s,
+/* tl: the tracer when --txlat attached it (NULL otherwise); it traces the bulk flow only. */
+static int measure(const struct sweep_opts *o, struct txlat *tl, struct coal_sweep *s,
 		   struct coal_point *pt, char *err, size_t errlen)
 {
 	struct probe_result *r = calloc(1, sizeof(*r));
-	struct txlat_sample ts = {};
-	char v[32];
+	struct txlat_result *ts = calloc(1, sizeof(*ts));
+	bool ts_ok = false;
+	char v[32], why[256];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int ret;
 
-	if (!r)
-		return -ENOMEM;
-	if (spec->txlat)
-		txlat_sample_start(o->dev, o->duration_s + o->warmup_s + 0.5, &ts);
+	if (!r || !ts) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (tl && txlat_reset(tl))
+		tl = NULL;
 	ret = sweep_probe(o, 1, PROBE_STREAM, 0, r, err, errlen);
-	if (spec->txlat)
-		txlat_sample_finish(&ts);
+	ts_ok = tl && !txlat_collect(tl, ts, why, sizeof(why));
 	if (ret)
 		goto out;
 	pt->rep_mbps[pt->nrep] = r->mbps;
@@ -101,8 +104,8 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 	pt->cpu_per_gbps =
 		r->mbps > 0 ? r->local.cpu_util / 100.0 * (ncpu > 0 ? ncpu : 1) / (r->mbps / 1000.0)
 			    : NAN;
-	pt->compl_p50_us = ts.ok ? ts.p50_us : NAN;
-	pt->orphan_frac = ts.ok && ts.tcp_skbs >= 100 ? ts.orphan_frac : NAN;
+	pt->compl_p50_us = ts_ok ? ts->free.p50_us : NAN;
+	pt->orphan_frac = ts_ok && ts->c.tcp >= 100 ? ts->orphan_frac : NAN;
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->tsq_constrained);
 	ret = sysctl_set(TSQ_SYSCTL, v, err, errlen);
 	if (!ret)
@@ -121,6 +124,7 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 		pt->nrep++;
 	}
 out:
+	free(ts);
 	free(r);
 	return ret;
 }
@@ -139,7 +143,7 @@ static void point_means(struct coal_point *p)
 }
 
 /* Set setting k (its values from the spec's cross product) and measure it once. */
-static int sweep_point(const struct sweep_opts *o, const struct coal_spec *spec,
+static int sweep_point(const struct sweep_opts *o, const struct coal_spec *spec, struct txlat *tl,
 		       struct coal_sweep *s, unsigned int k, unsigned int rep, unsigned int reps,
 		       char *err, size_t errlen)
 {
@@ -177,7 +181,7 @@ static int sweep_point(const struct sweep_opts *o, const struct coal_spec *spec,
 						.v[obj_param(&et_coalesce, spec->param[i])->attr];
 		nl_close(&ns);
 	}
-	return measure(o, spec, s, pt, err, errlen);
+	return measure(o, tl, s, pt, err, errlen);
 }
 
 int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, struct coal_sweep *s,
@@ -185,7 +189,8 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 {
 	unsigned int total = 1, i, k, j, rep, reps = o->reps ? o->reps : 1;
 	struct et_vals cur;
-	char buf[64];
+	struct txlat *tl = NULL;
+	char buf[64], why[256];
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -209,17 +214,22 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 		s->tsq_current = strtoull(buf, NULL, 10);
 	s->tsq_constrained = o->tsq_constrained;
 	s->n = total;
+	/* One tracer for the whole sweep, a window per point (the ifindex survives the changes,
+	 * link bounces included); without it the points' completion latency is n/a. */
+	if (spec->txlat && txlat_open(o->dev, NULL, &tl, why, sizeof(why)))
+		et_warn("sweep coalesce: --txlat: %s; completion latency n/a", why);
 	undo_temp_begin();
 	for (rep = 0; rep < reps && !ret; rep++) {
 		for (j = 0; j < total; j++) {
 			/* odd passes run backwards, so drift hits every setting alike */
 			k = rep % 2 ? total - 1 - j : j;
-			ret = sweep_point(o, spec, s, k, rep, reps, err, errlen);
+			ret = sweep_point(o, spec, tl, s, k, rep, reps, err, errlen);
 			if (ret)
 				break;
 		}
 	}
 	sweep_progress_done(o);
+	txlat_close(tl);
 	undo_temp_end();
 	for (k = 0; k < s->n; k++)
 		point_means(&s->p[k]);

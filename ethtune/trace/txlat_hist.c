@@ -1,9 +1,12 @@
-/* txlat's histograms: counts, quantiles, the median's interval (no BPF: in every build). */
+/* txlat results from raw counters, in every build (no BPF): quantiles, median interval, windows. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/param.h>
 #include <linux/types.h>
 
-#include "trace/txlat_hist.h"
+#include "trace/txlat.h"
 #include "txlat.h"
 
 uint64_t txlat_hist_count(const struct txlat_hist *h)
@@ -61,4 +64,136 @@ void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t 
 		}
 	}
 	*hi_ns = txlat_bucket_lo(TXLAT_NBUCKETS - 1);
+}
+
+void txlat_lat_from_hist(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns,
+			 struct txlat_lat *l)
+{
+	uint64_t lo, hi;
+	int i;
+
+	memset(l, 0, sizeof(*l));
+	l->n = txlat_hist_count(h);
+	l->lo = TXLAT_LOG2_BINS;
+	l->hi = -1;
+	/* log2 microsecond bins, summed from the fine buckets */
+	for (i = 0; i < TXLAT_NBUCKETS; i++) {
+		uint64_t us = txlat_bucket_lo(i) / 1000;
+		int b = us ? 64 - __builtin_clzll(us) : 0; /* 0: <1us, b: [2^(b-1), 2^b) */
+
+		if (!h->slot[i])
+			continue;
+		l->bin[b] += h->slot[i];
+		l->lo = b < l->lo ? b : l->lo;
+		l->hi = b > l->hi ? b : l->hi;
+	}
+	if (!l->n) {
+		l->mean_us = l->p50_us = l->p50_lo_us = l->p50_hi_us = NAN;
+		l->p90_us = l->p99_us = l->max_us = NAN;
+		return;
+	}
+	l->mean_us = (sum_ns / l->n) / 1000.0;
+	/* A bucket's middle may lie above the largest sample in it. */
+	l->p50_us = MIN(txlat_hist_quantile(h, 0.50), max_ns) / 1000.0;
+	txlat_hist_median_ci(h, &lo, &hi);
+	l->p50_lo_us = lo / 1000.0;
+	l->p50_hi_us = MIN(hi, max_ns) / 1000.0;
+	l->p90_us = MIN(txlat_hist_quantile(h, 0.90), max_ns) / 1000.0;
+	l->p99_us = MIN(txlat_hist_quantile(h, 0.99), max_ns) / 1000.0;
+	l->max_us = max_ns / 1000.0;
+}
+
+void txlat_q_window(struct txlat_q *now, const struct txlat_q *base)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < TXLAT_C_NCTR; i++)
+		now->st.c[i] -= MIN(base->st.c[i], now->st.c[i]);
+	for (k = 0; k < TXLAT_H_NKINDS; k++) {
+		int top = -1;
+
+		now->st.sum_ns[k] -= MIN(base->st.sum_ns[k], now->st.sum_ns[k]);
+		for (i = 0; i < TXLAT_NBUCKETS; i++) {
+			now->h[k].slot[i] -= MIN(base->h[k].slot[i], now->h[k].slot[i]);
+			if (now->h[k].slot[i])
+				top = (int)i;
+		}
+		/* A larger maximum than before was reached in the window; otherwise the window's
+		 * largest sample lies in its top bucket and below the earlier maximum. */
+		if (top < 0)
+			now->st.max_ns[k] = 0;
+		else if (now->st.max_ns[k] <= base->st.max_ns[k])
+			now->st.max_ns[k] = MIN(base->st.max_ns[k],
+						txlat_bucket_lo(top) + txlat_bucket_width(top) - 1);
+	}
+}
+
+static void counts_from(struct txlat_counts *c, const __u64 *v)
+{
+	c->xmit = v[TXLAT_C_XMIT];
+	c->bytes = v[TXLAT_C_XMIT_BYTES];
+	c->consumed = v[TXLAT_C_CONSUMED];
+	c->kfreed = v[TXLAT_C_KFREED];
+	c->reused = v[TXLAT_C_REXMIT];
+	c->stale = v[TXLAT_C_STALE];
+	c->tcp = v[TXLAT_C_TCP];
+	c->tcp_no_sk = v[TXLAT_C_TCP_NOSK];
+	c->tcp_wfree = v[TXLAT_C_TCP_WFREE];
+	c->tcp_sock_wfree = v[TXLAT_C_TCP_SOCKWFREE];
+	c->tcp_other = v[TXLAT_C_TCP_OTHER];
+	c->tcp_owned_free = v[TXLAT_C_TCP_OWNED_FREE];
+	c->tcp_orphaned = v[TXLAT_C_TCP_ORPHANED];
+	c->wfree_early = v[TXLAT_C_WFREE_EARLY];
+	c->peer = v[TXLAT_C_PEER];
+}
+
+static void sum_q(struct txlat_q *dst, const struct txlat_q *src)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < TXLAT_C_NCTR; i++)
+		dst->st.c[i] += src->st.c[i];
+	for (k = 0; k < TXLAT_H_NKINDS; k++) {
+		dst->st.sum_ns[k] += src->st.sum_ns[k];
+		if (src->st.max_ns[k] > dst->st.max_ns[k])
+			dst->st.max_ns[k] = src->st.max_ns[k];
+		for (i = 0; i < TXLAT_NBUCKETS; i++)
+			dst->h[k].slot[i] += src->h[k].slot[i];
+	}
+}
+
+void txlat_result_compute(const struct txlat_q *q, struct txlat_result *r)
+{
+	struct txlat_q total;
+	const struct txlat_counts *c = &r->c;
+	uint64_t orphaned, owned;
+	unsigned int i;
+
+	memset(&total, 0, sizeof(total));
+	r->active = 0;
+	for (i = 0; i < TXLAT_MAX_QUEUES; i++) {
+		counts_from(&r->q[i].c, q[i].st.c);
+		txlat_lat_from_hist(&q[i].h[TXLAT_H_FREE], q[i].st.max_ns[TXLAT_H_FREE],
+				    q[i].st.sum_ns[TXLAT_H_FREE], &r->q[i].free);
+		r->active += q[i].st.c[TXLAT_C_XMIT] > 0;
+		sum_q(&total, &q[i]);
+	}
+	counts_from(&r->c, total.st.c);
+	txlat_lat_from_hist(&total.h[TXLAT_H_FREE], total.st.max_ns[TXLAT_H_FREE],
+			    total.st.sum_ns[TXLAT_H_FREE], &r->free);
+	txlat_lat_from_hist(&total.h[TXLAT_H_WFREE], total.st.max_ns[TXLAT_H_WFREE],
+			    total.st.sum_ns[TXLAT_H_WFREE], &r->wfree);
+	txlat_lat_from_hist(&total.h[TXLAT_H_PEER], total.st.max_ns[TXLAT_H_PEER],
+			    total.st.sum_ns[TXLAT_H_PEER], &r->peer_rx);
+	r->not_seen_freed = (int64_t)c->xmit - c->reused - c->consumed - c->kfreed - c->stale;
+	orphaned = c->tcp_no_sk + c->tcp_orphaned;
+	owned = c->tcp_owned_free;
+	r->tcp_orphans = r->ksyms_ok ? orphaned : 0;
+	r->orphan_frac = c->tcp ? (double)r->tcp_orphans / (double)c->tcp : 0;
+	if (!owned && !orphaned)
+		r->verdict = "n/a";
+	else if (orphaned * 2 > owned + orphaned)
+		r->verdict = "orphaning";
+	else
+		r->verdict = "owned";
 }

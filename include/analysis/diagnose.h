@@ -10,7 +10,7 @@
 #include "analysis/model.h"
 #include "probe/probe.h"
 #include "analysis/sweep.h"
-#include "trace/txlat_run.h"
+#include "trace/txlat.h"
 
 /*
  * A finding is material when it costs one flow at least this share of what the device can
@@ -68,7 +68,11 @@ struct diag {
 	bool paced;	   /* the probes' flows are paced (bbr or fq) */
 	double floor_us;   /* timer wake-up lateness of this host (NaN unknown) */
 	double rtt_us;	   /* request/response round trip, p50 */
-	struct txlat_sample tl;
+	/* txlat under request/response: tl holds traced skbs when tl_ok, else tl_err says why
+	 * ("" when txlat was off) */
+	struct txlat_result tl;
+	bool tl_ok;
+	char tl_err[256];
 	double ser_us;	      /* serialization of the traced skbs at the line rate */
 	double D, D_lo, D_hi; /* completion delay beyond serialization, us; NaN unknown */
 	const char *d_src;    /* where D came from */

@@ -30,7 +30,7 @@ static struct diag *dev_1g(double d, double lo, double hi)
 	x->D = d;
 	x->D_lo = lo;
 	x->D_hi = hi;
-	x->tl.ok = true;
+	x->tl_ok = true;
 	x->fl.wait_med = NAN;
 	return x;
 }
@@ -120,8 +120,8 @@ static void test_orphan(void **state)
 {
 	struct diag *x = dev_1g(2160, 2100, 2230);
 
-	x->tl.tcp_skbs = 1000;
-	x->tl.orphan_before_xmit = 990;
+	x->tl.c.tcp = 1000;
+	x->tl.tcp_orphans = 990;
 	x->tl.orphan_frac = 0.99;
 	x->di = NULL; /* no private flags to look up */
 	flows(x, 935, 940, 20);

@@ -7,11 +7,8 @@
 #include <cmocka.h>
 #include <linux/types.h>
 
+#include "trace/txlat.h"
 #include "txlat.h"
-
-uint64_t txlat_hist_count(const struct txlat_hist *h);
-uint64_t txlat_hist_quantile(const struct txlat_hist *h, double p);
-void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t *hi_ns);
 
 /* Every value falls in the bucket whose range holds it, buckets are contiguous, and each is
  * at most 1/16 of its value wide. */

@@ -49,6 +49,12 @@ struct txlat_hist {
 	__u64 slot[TXLAT_NBUCKETS];
 };
 
+/* One queue's counters and histograms summed over CPUs (user space only). */
+struct txlat_q {
+	struct txlat_qstats st;
+	struct txlat_hist h[TXLAT_H_NKINDS];
+};
+
 /* State of one skb between xmit and free, keyed by its address. */
 #define TXLAT_F_TCP	   1
 #define TXLAT_F_WFREE	   2 /* destructor tcp_wfree at xmit */

@@ -1,0 +1,697 @@
+/* ethtune txlat: trace a device while a load runs; report latency, orphans, BQL and IRQs. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/wait.h>
+
+#include "cli/commands.h"
+#include "nl/devobj.h"
+#include "util/ethtune.h"
+#include "out/json_print.h"
+#include "cli/showext.h"
+#include "trace/txlat.h"
+
+#define TXLAT_MAX_BQL	64
+#define TXLAT_MAX_IRQS	256
+#define SAMPLE_MS	100
+#define TXLAT_MAX_FLOOR 1024
+
+struct bql_sample {
+	unsigned int n;
+	uint64_t inflight_sum, inflight_max, inflight_min, limit_min, limit_max, limit_last;
+	bool ok;
+};
+
+/* The command's run: what it traces, and what it samples itself beside the programs. */
+struct txlat_run {
+	const char *dev;
+	double duration_s;   /* 0: until the load ends */
+	char **load_argv;    /* NULL: no load */
+	const char *backend; /* NULL: first that loads */
+	double elapsed_s;
+	/* lateness of 20 us timer sleeps taken between samples, under the same load: what this
+	 * host adds to anything that waits for a timer or an interrupt (a guest: ~100 us) */
+	unsigned int nfloor;
+	double floor_us[TXLAT_MAX_FLOOR];
+	int load_status; /* wait status of the load, -1 none */
+	unsigned int nbql;
+	struct bql_sample bql[TXLAT_MAX_BQL];
+	unsigned int nirq, ntxirq;
+	int irq[TXLAT_MAX_IRQS];
+	bool irq_tx[TXLAT_MAX_IRQS];
+	uint64_t irq0, irq1, txirq0, txirq1;
+	struct txlat_result res; /* what the programs saw */
+};
+
+static volatile sig_atomic_t txlat_interrupted;
+
+static void on_signal(int sig)
+{
+	txlat_interrupted = 1;
+}
+
+/* IRQs of the device: /proc/interrupts names containing DEV, and the device's MSI vectors. */
+static void irq_find(struct txlat_run *r)
+{
+	char path[512], line[4096];
+	const char *dirs[] = { "device/msi_irqs", "device/../msi_irqs" };
+	bool msi[4096] = {};
+	FILE *f;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", r->dev, dirs[i]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			int n = atoi(de->d_name);
+
+			if (n > 0 && n < 4096)
+				msi[n] = true;
+		}
+		closedir(d);
+	}
+	f = fopen("/proc/interrupts", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && r->nirq < TXLAT_MAX_IRQS) {
+		char *colon = strchr(line, ':'), *name;
+		int n;
+
+		if (!colon || sscanf(line, " %d:", &n) != 1)
+			continue;
+		name = strrchr(line, ' ');
+		name = name ? name + 1 : line;
+		name[strcspn(name, "\n")] = 0;
+		if (!((n > 0 && n < 4096 && msi[n]) ||
+		      (!strncmp(name, r->dev, strlen(r->dev)) &&
+		       (name[strlen(r->dev)] == 0 || name[strlen(r->dev)] == '-'))))
+			continue;
+		r->irq[r->nirq] = n;
+		r->irq_tx[r->nirq] = strcasestr(name, "tx") || strstr(name, "output");
+		r->ntxirq += r->irq_tx[r->nirq];
+		r->nirq++;
+	}
+	fclose(f);
+}
+
+static void irq_count(struct txlat_run *r, uint64_t *all, uint64_t *tx)
+{
+	char line[4096];
+	FILE *f;
+
+	*all = *tx = 0;
+	if (!r->nirq)
+		return;
+	f = fopen("/proc/interrupts", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *end;
+		unsigned int i;
+		uint64_t sum = 0;
+		int n;
+
+		if (sscanf(line, " %d:", &n) != 1)
+			continue;
+		for (i = 0; i < r->nirq && r->irq[i] != n; i++)
+			;
+		if (i == r->nirq)
+			continue;
+		p = strchr(line, ':') + 1;
+		for (;;) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+		*all += sum;
+		if (r->irq_tx[i])
+			*tx += sum;
+	}
+	fclose(f);
+}
+
+static void bql_sample(struct txlat_run *r)
+{
+	unsigned int q;
+
+	for (q = 0; q < r->nbql; q++) {
+		struct bql_sample *b = &r->bql[q];
+		char path[256];
+		uint64_t in, lim;
+
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/inflight", r->dev, q);
+		if (read_file_u64(path, &in))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/limit", r->dev, q);
+		if (read_file_u64(path, &lim))
+			continue;
+		if (!b->n) {
+			b->inflight_min = in;
+			b->limit_min = lim;
+		}
+		b->ok = true;
+		b->n++;
+		b->inflight_sum += in;
+		b->inflight_max = in > b->inflight_max ? in : b->inflight_max;
+		b->inflight_min = in < b->inflight_min ? in : b->inflight_min;
+		b->limit_max = lim > b->limit_max ? lim : b->limit_max;
+		b->limit_min = lim < b->limit_min ? lim : b->limit_min;
+		b->limit_last = lim;
+	}
+}
+
+static void bql_count_queues(struct txlat_run *r)
+{
+	char path[256];
+
+	for (r->nbql = 0; r->nbql < TXLAT_MAX_BQL; r->nbql++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", r->dev, r->nbql);
+		if (access(path, F_OK))
+			break;
+	}
+}
+
+static pid_t start_load(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	/* The report owns stdout; the load's own output goes to stderr with -v, else away. */
+	if (et_opts.verbose) {
+		dup2(2, 1);
+	} else {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, 1);
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "ethtune: txlat: cannot run load '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Trace while the load (if any) runs and for duration_s; samples BQL and IRQs meanwhile. */
+static int txlat_trace(struct txlat_run *r, char *why, size_t len)
+{
+	struct txlat_opts opts = { .backend = r->backend, .bpf_stats = true };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct txlat *t;
+	pid_t child = -1;
+	double t0, end;
+	int ret;
+
+	ret = txlat_open(r->dev, &opts, &t, why, len);
+	if (ret)
+		return ret;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	irq_find(r);
+	irq_count(r, &r->irq0, &r->txirq0);
+	t0 = et_now_s();
+	end = r->duration_s > 0 ? t0 + r->duration_s : 0;
+	r->load_status = -1;
+	if (r->load_argv) {
+		child = start_load(r->load_argv);
+		if (child < 0) {
+			ret = -errno;
+			txlat_close(t);
+			return ret;
+		}
+	}
+	while (!txlat_interrupted) {
+		struct timespec ts = { 0, SAMPLE_MS * 1000000L };
+		int st;
+
+		bql_sample(r);
+		if (child > 0 && waitpid(child, &st, WNOHANG) == child) {
+			r->load_status = st;
+			child = -1;
+			if (!end)
+				break;
+		}
+		if (end && et_now_s() >= end)
+			break;
+		if (r->nfloor < TXLAT_MAX_FLOOR && !timer_floor_us(5, &r->floor_us[r->nfloor]))
+			r->nfloor++;
+		nanosleep(&ts, NULL);
+	}
+	r->elapsed_s = et_now_s() - t0;
+	qsort(r->floor_us, r->nfloor, sizeof(r->floor_us[0]), cmp_double);
+	irq_count(r, &r->irq1, &r->txirq1);
+	/* Stop tracing before reading, so that the counts are consistent. */
+	txlat_stop(t);
+	ret = txlat_read(t, &r->res);
+	txlat_close(t);
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, &r->load_status, 0);
+	}
+	if (ret)
+		snprintf(why, len, "cannot read the counts of %s: %s", r->dev, strerror(-ret));
+	return ret;
+}
+
+/* ---- report ---- */
+
+static void print_quantiles(const struct txlat_lat *l)
+{
+	if (!l->n) {
+		print_na("mean_us", " mean %s");
+		print_na("p50_us", " p50 %s");
+		print_na("p90_us", " p90 %s");
+		print_na("p99_us", " p99 %s");
+		print_na("max_us", " max %s");
+		return;
+	}
+	print_float(PRINT_ANY, "mean_us", " mean %.1f us", l->mean_us);
+	print_float(PRINT_ANY, "p50_us", " p50 %.1f us", l->p50_us);
+	print_float(PRINT_ANY, "p50_lo_us", " [%.1f,", l->p50_lo_us);
+	print_float(PRINT_ANY, "p50_hi_us", " %.1f]", l->p50_hi_us);
+	print_float(PRINT_ANY, "p90_us", " p90 %.1f us", l->p90_us);
+	print_float(PRINT_ANY, "p99_us", " p99 %.1f us", l->p99_us);
+	print_float(PRINT_ANY, "max_us", " max %.1f us", l->max_us);
+}
+
+/* log2 microsecond buckets. */
+static void print_log2(const struct txlat_lat *l)
+{
+	const uint64_t *b = l->bin;
+	uint64_t top = 0;
+	int i, lo = l->lo, hi = l->hi;
+
+	for (i = lo; i <= hi; i++)
+		top = b[i] > top ? b[i] : top;
+	open_json_array(PRINT_JSON, "histogram");
+	if (hi >= 0)
+		print_text("  %10s : %-10s\n", "usecs", "count");
+	for (i = lo; i <= hi && hi >= 0; i++) {
+		uint64_t from = i ? 1ULL << (i - 1) : 0, to = (1ULL << i) - 1;
+		char bar[41];
+		int n = top ? (int)(b[i] * 40 / top) : 0;
+
+		memset(bar, '*', n);
+		bar[n] = 0;
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "lo_us", NULL, from);
+		print_uint(PRINT_JSON, "hi_us", NULL, to);
+		print_uint(PRINT_JSON, "count", NULL, b[i]);
+		close_json_object();
+		print_text("  %8llu -> %-8llu : %-10llu |%-40s|\n", (unsigned long long)from,
+			   (unsigned long long)to, (unsigned long long)b[i], bar);
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+static void print_queue(const struct txlat_queue *q, int idx, bool hist, const char *key)
+{
+	const struct txlat_counts *c = &q->c;
+	uint64_t freed = c->consumed + c->kfreed;
+
+	open_json_object(key);
+	if (idx < 0)
+		print_string(PRINT_ANY, "queue", "  %-6s", "all");
+	else if (idx == TXLAT_QUEUES - 1)
+		print_string(PRINT_ANY, "queue", "  tx-%-3s", "31+");
+	else
+		print_int(PRINT_ANY, "queue", "  tx-%-3lld", idx);
+	print_uint(PRINT_ANY, "xmit", " xmit %llu", c->xmit);
+	print_uint(PRINT_ANY, "freed", " freed %llu", freed);
+	print_uint(PRINT_JSON, "consumed", NULL, c->consumed);
+	print_uint(PRINT_JSON, "kfreed", NULL, c->kfreed);
+	print_uint(PRINT_JSON, "bytes", NULL, c->bytes);
+	print_quantiles(&q->free);
+	print_nl();
+	if (hist)
+		print_log2(&q->free);
+	close_json_object();
+}
+
+static void print_coalesce(const char *dev)
+{
+	static const char *const keys[] = { "tx-usecs", "tx-frames", "tx-usecs-irq",
+					    "tx-frames-irq", "adaptive-tx" };
+	struct et_vals v;
+	struct nl_sock eth;
+	bool ok;
+	size_t i;
+
+	ok = !nl_open_genl(&eth, "ethtool");
+	if (ok) {
+		ok = !obj_get(&eth, &et_coalesce, dev, &v);
+		nl_close(&eth);
+	}
+	open_json_object("coalesce");
+	print_text("coalesce:");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct et_param *p = obj_param(&et_coalesce, keys[i]);
+		char fmt[48], buf[32];
+
+		snprintf(fmt, sizeof(fmt), " %s %%s", keys[i]);
+		if (!ok || !p || !vals_has(&v, p->attr)) {
+			print_na(keys[i], fmt);
+			continue;
+		}
+		obj_format_val(p, v.v[p->attr], buf, sizeof(buf));
+		if (p->type == ET_BOOL) {
+			print_on_off(PRINT_ANY, keys[i], fmt, v.v[p->attr]);
+		} else {
+			snprintf(fmt, sizeof(fmt), " %s %%llu", keys[i]);
+			print_uint(PRINT_ANY, keys[i], fmt, v.v[p->attr]);
+		}
+	}
+	print_nl();
+	close_json_object();
+}
+
+static void print_tcp(const struct txlat_result *r, const char *completion)
+{
+	const struct txlat_counts *c = &r->c;
+	const char *verdict = r->verdict;
+
+	open_json_object("tcp");
+	print_uint(PRINT_ANY, "skbs", "tcp: %llu skbs;", c->tcp);
+	if (!r->ksyms_ok) {
+		print_text(" socket ownership n/a (no tcp_wfree address in /proc/kallsyms)\n");
+		close_json_object();
+		return;
+	}
+	print_uint(PRINT_ANY, "owned_at_xmit", " at xmit %llu owned (tcp_wfree),", c->tcp_wfree);
+	print_uint(PRINT_ANY, "no_socket_at_xmit", " %llu without socket (orphaned before xmit),",
+		   c->tcp_no_sk);
+	print_uint(PRINT_ANY, "sock_wfree_at_xmit", " %llu sock_wfree (ACK/RST),",
+		   c->tcp_sock_wfree);
+	print_uint(PRINT_ANY, "other_owner_at_xmit", " %llu other\n", c->tcp_other);
+	print_uint(PRINT_ANY, "owned_until_free",
+		   "     at free %llu still owned (the free released "
+		   "the socket's memory),",
+		   c->tcp_owned_free);
+	print_uint(PRINT_ANY, "orphaned_after_xmit", " %llu orphaned after xmit\n",
+		   c->tcp_orphaned);
+	if (r->wfree_hooked)
+		print_uint(PRINT_ANY, "wfree_before_free",
+			   "     tcp_wfree before the free (skb_orphan): %llu\n", c->wfree_early);
+	else
+		print_na("wfree_before_free",
+			 "     tcp_wfree before the free: %s (no fentry on this "
+			 "kernel; only skbs still owned at free are timed below)\n");
+	open_json_object("wfree");
+	print_uint(PRINT_ANY, "count", "     xmit -> tcp_wfree: %llu skbs,", r->wfree.n);
+	print_quantiles(&r->wfree);
+	print_nl();
+	close_json_object();
+	print_string(PRINT_ANY, "verdict", "     verdict: %s", verdict);
+	if (!strcmp(verdict, "orphaning"))
+		print_text(!strcmp(completion, "driver")
+				   ? " (the socket's memory is released before the TX completion: "
+				     "TSQ does not see completion delay)\n"
+				   : " (at the receiver or reader, not by a TX completion)\n");
+	else if (!strcmp(verdict, "owned"))
+		print_text(" (TSQ waits for this free)\n");
+	else
+		print_nl();
+	close_json_object();
+}
+
+static void print_bql(const struct txlat_run *r)
+{
+	unsigned int q;
+	bool any = false;
+
+	open_json_array(PRINT_JSON, "bql");
+	for (q = 0; q < r->nbql; q++) {
+		const struct bql_sample *b = &r->bql[q];
+
+		if (!b->ok || (!b->inflight_max && !b->limit_max && r->nbql > 1))
+			continue;
+		any = true;
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "queue", "bql tx-%llu:", q);
+		print_uint(PRINT_ANY, "samples", " %llu samples,", b->n);
+		print_uint(PRINT_ANY, "inflight_min", " inflight min %llu", b->inflight_min);
+		print_uint(PRINT_ANY, "inflight_avg", " avg %llu", b->inflight_sum / b->n);
+		print_uint(PRINT_ANY, "inflight_max", " max %llu;", b->inflight_max);
+		print_uint(PRINT_ANY, "limit_min", " limit min %llu", b->limit_min);
+		print_uint(PRINT_ANY, "limit_max", " max %llu", b->limit_max);
+		print_uint(PRINT_ANY, "limit_last", " last %llu\n", b->limit_last);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (!any)
+		print_na("bql", "bql: %s\n");
+}
+
+static void print_floor(const struct txlat_run *r)
+{
+	if (!r->nfloor) {
+		print_na("timer-floor-us", "timer wake-up lateness: %s\n");
+		return;
+	}
+	print_float(
+		PRINT_ANY, "timer-floor-us",
+		"timer wake-up lateness during the run: median %.1f us (added to any completion "
+		"that waits for a timer or an interrupt here)\n",
+		r->floor_us[r->nfloor / 2]);
+}
+
+static void print_irqs(const struct txlat_run *r)
+{
+	open_json_object("interrupts");
+	if (!r->nirq || r->elapsed_s <= 0) {
+		print_na("per_s", "interrupts: %s (no IRQ of this device in /proc/interrupts)\n");
+		close_json_object();
+		return;
+	}
+	print_float(PRINT_ANY, "per_s", "interrupts: %.0f/s", (r->irq1 - r->irq0) / r->elapsed_s);
+	if (r->ntxirq)
+		print_float(PRINT_ANY, "tx_per_s", " (tx-named vectors %.0f/s)",
+			    (r->txirq1 - r->txirq0) / r->elapsed_s);
+	else
+		print_na("tx_per_s", " (tx %s: no tx-named vector)");
+	print_uint(PRINT_ANY, "vectors", ", %llu vectors\n", r->nirq);
+	close_json_object();
+}
+
+static void print_peer(const struct txlat_result *r)
+{
+	const struct txlat_lat *h = &r->peer_rx;
+
+	open_json_object("peer_rx");
+	print_uint(PRINT_ANY, "count", "xmit -> peer receive (netif_receive_skb): %llu skbs,",
+		   h->n);
+	print_quantiles(h);
+	print_nl();
+	if (et_opts.verbose)
+		print_log2(h);
+	close_json_object();
+}
+
+static void txlat_report(const struct txlat_run *r)
+{
+	const struct txlat_result *t = &r->res;
+	const char *driver = t->driver, *kind = t->kind, *completion = t->free_is;
+	const struct txlat_counts *c = &t->c;
+	unsigned int q, active = t->active;
+
+	print_string(PRINT_ANY, "device", "txlat %s:", r->dev);
+	print_string(PRINT_ANY, "driver", " driver %s", driver[0] ? driver : "?");
+	if (kind[0])
+		print_string(PRINT_ANY, "kind", " (%s)", kind);
+	print_float(PRINT_ANY, "duration_s", ", %.2f s", r->elapsed_s);
+	print_string(PRINT_ANY, "backend", ", backend %s\n", t->backend);
+	print_string(PRINT_ANY, "free_is", "free: %s", completion);
+	if (!strcmp(completion, "receiver"))
+		print_text("-side: %s hands each skb to its peer, so the \"free\" is the receiver "
+			   "consuming it, not a TX completion\n",
+			   driver[0] ? driver
+			   : kind[0] ? kind
+				     : "loopback");
+	else if (!strcmp(completion, "reader"))
+		print_text(": the skb is freed when the reader of the tun/tap device takes it\n");
+	else
+		print_text(" TX completion (includes deferral to net_tx_action or defer lists)\n");
+	print_coalesce(r->dev);
+	if (r->load_argv) {
+		if (r->load_status < 0)
+			print_na("load_exit", "load: exit %s\n");
+		else if (WIFEXITED(r->load_status))
+			print_int(PRINT_ANY, "load_exit", "load: exit %lld\n",
+				  WEXITSTATUS(r->load_status));
+		else
+			print_int(PRINT_ANY, "load_signal", "load: killed by signal %lld\n",
+				  WTERMSIG(r->load_status));
+	}
+	print_text("xmit -> free latency per TX queue:\n");
+	open_json_array(PRINT_JSON, "queues");
+	for (q = 0; q < TXLAT_QUEUES; q++)
+		if (t->q[q].c.xmit)
+			print_queue(&t->q[q], q, active == 1 || et_opts.verbose, NULL);
+	close_json_array(PRINT_JSON, NULL);
+	if (!active)
+		print_text("  (no skb was sent on %s while tracing)\n", r->dev);
+	if (active > 1)
+		print_queue(&(struct txlat_queue){ t->c, t->free }, -1, true, "all");
+	print_int(PRINT_ANY, "not_seen_freed",
+		  "not seen freed: %lld (in flight at stop, or freed without a tracepoint)",
+		  t->not_seen_freed);
+	print_uint(PRINT_ANY, "kfreed", "; via kfree_skb %llu", c->kfreed);
+	print_uint(PRINT_ANY, "reused", "; address reused before a traced free %llu", c->reused);
+	print_uint(PRINT_ANY, "stale", "; stale %llu\n", c->stale);
+	if (t->peer)
+		print_peer(t);
+	print_tcp(t, completion);
+	print_bql(r);
+	print_irqs(r);
+	print_floor(r);
+	open_json_object("bpf");
+	if (t->bpf_runs && r->elapsed_s > 0) {
+		print_uint(PRINT_ANY, "runs", "bpf: %llu program runs", t->bpf_runs);
+		print_float(PRINT_ANY, "ns_per_run", ", %.0f ns each",
+			    (double)t->bpf_run_ns / t->bpf_runs);
+		print_float(PRINT_ANY, "cpu_pct", ", %.3f%% of one CPU\n",
+			    t->bpf_run_ns / r->elapsed_s / 1e7);
+	} else {
+		print_na("runs", "bpf: cost %s (no BPF run-time statistics)\n");
+	}
+	close_json_object();
+}
+
+/* One line: what is wrong, then the usage. */
+static int txlat_usage(const char *what, const char *arg)
+{
+	et_err("txlat: %s%s%s (usage: ethtune txlat DEV [--duration S] [--load 'PROBE-ARGS' | "
+	       "--load-cmd 'CMD'] [--backend btf|raw|tracepoint])",
+	       what, arg ? " " : "", arg ? arg : "");
+	return EXIT_USAGE;
+}
+
+/* Split a load string on blanks into a NULL-terminated argv after the given prefix. */
+static char **split_args(const char *prefix0, const char *prefix1, const char *s)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	char **argv = calloc(strlen(s) / 2 + 4, sizeof(char *));
+	int n = 0;
+
+	if (!copy || !argv) {
+		free(copy);
+		free(argv);
+		return NULL;
+	}
+	if (prefix0)
+		argv[n++] = (char *)prefix0;
+	if (prefix1)
+		argv[n++] = (char *)prefix1;
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		argv[n++] = tok;
+	argv[n] = NULL;
+	return argv;
+}
+
+int cmd_txlat(int argc, char **argv)
+{
+	static struct txlat_run r;
+	const char *const *names = txlat_backend_names();
+	char exe[4096], why[256];
+	double dur = -1;
+	int i, ret;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--duration") || !strcmp(a, "--load") || !strcmp(a, "--load-cmd") ||
+		    !strcmp(a, "--backend")) {
+			if (i + 1 >= argc) {
+				et_err("txlat: %s needs a value", a);
+				return EXIT_USAGE;
+			}
+			if (!strcmp(a, "--duration")) {
+				char *end;
+
+				dur = strtod(argv[++i], &end);
+				if (*end || end == argv[i] || !(dur > 0) || dur > 86400) {
+					et_err("txlat: invalid --duration '%s' (seconds, > 0)",
+					       argv[i]);
+					return EXIT_USAGE;
+				}
+			} else if (!strcmp(a, "--backend")) {
+				size_t b;
+
+				r.backend = argv[++i];
+				for (b = 0; names[b]; b++)
+					if (!strcmp(r.backend, names[b]))
+						break;
+				if (!names[b]) {
+					et_err("txlat: unknown --backend '%s' (btf, raw, "
+					       "tracepoint)",
+					       r.backend);
+					return EXIT_USAGE;
+				}
+			} else if (r.load_argv) {
+				et_err("txlat: only one --load or --load-cmd");
+				return EXIT_USAGE;
+			} else if (!strcmp(a, "--load")) {
+				ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+				if (n <= 0) {
+					et_err("txlat: cannot find the ethtune binary for --load");
+					return EXIT_FAIL;
+				}
+				exe[n] = 0;
+				r.load_argv = split_args(exe, "probe", argv[++i]);
+			} else {
+				r.load_argv = split_args("/bin/sh", "-c", "");
+				if (r.load_argv)
+					r.load_argv[2] = argv[++i];
+			}
+		} else if (a[0] == '-') {
+			return txlat_usage("unknown option", a);
+		} else if (r.dev) {
+			et_err("txlat: unexpected argument '%s' (one device at a time)", a);
+			return EXIT_USAGE;
+		} else {
+			r.dev = a;
+		}
+	}
+	if (!r.dev) {
+		return txlat_usage("missing device", NULL);
+	}
+	r.duration_s = dur > 0 ? dur : (r.load_argv ? 0 : 5);
+	if (enter_netns_opt())
+		return EXIT_FAIL;
+	if (strlen(r.dev) >= IFNAMSIZ || !if_nametoindex(r.dev)) {
+		report_missing_dev(r.dev);
+		return EXIT_FAIL;
+	}
+	bql_count_queues(&r);
+	ret = txlat_trace(&r, why, sizeof(why));
+	if (ret) {
+		et_err("txlat: %s", why);
+		return EXIT_FAIL;
+	}
+	new_json_obj(et_opts.json);
+	txlat_report(&r);
+	delete_json_obj();
+	return EXIT_OK;
+}
