@@ -436,12 +436,12 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 		open_json_object("fit");
 		print_text("model X(L) = min(R, 8*rho*L / (8*rho*L/R + D)), rho %.3f:\n", s->rho);
 		print_float(PRINT_JSON, "rho", NULL, s->rho);
-		print_float(PRINT_ANY, "R-mbps", "  R %.1f Mbit/s", s->fit.R / 1e6);
-		print_float(PRINT_ANY, "R-lo-mbps", " [%.1f,", s->fit.R_lo / 1e6);
-		print_float(PRINT_ANY, "R-hi-mbps", " %.1f]\n", s->fit.R_hi / 1e6);
-		print_float(PRINT_ANY, "D-us", "  D %.1f us", s->fit.D * 1e6);
-		print_float(PRINT_ANY, "D-lo-us", " [%.1f,", s->fit.D_lo * 1e6);
-		print_float(PRINT_ANY, "D-hi-us", " %.1f] (95%% bootstrap)\n", s->fit.D_hi * 1e6);
+		print_float(PRINT_ANY, "r-mbps", "  R %.1f Mbit/s", s->fit.R / 1e6);
+		print_float(PRINT_ANY, "r-lo-mbps", " [%.1f,", s->fit.R_lo / 1e6);
+		print_float(PRINT_ANY, "r-hi-mbps", " %.1f]\n", s->fit.R_hi / 1e6);
+		print_float(PRINT_ANY, "d-us", "  D %.1f us", s->fit.D * 1e6);
+		print_float(PRINT_ANY, "d-lo-us", " [%.1f,", s->fit.D_lo * 1e6);
+		print_float(PRINT_ANY, "d-hi-us", " %.1f] (95%% bootstrap)\n", s->fit.D_hi * 1e6);
 		print_uint(PRINT_ANY, "knee", "  knee L* %llu bytes (95%% of R)\n",
 			   (uint64_t)llround(s->fit.knee));
 		print_float(PRINT_ANY, "rmse-mbps", "  rmse %.1f Mbit/s\n", s->fit.rmse / 1e6);
@@ -469,10 +469,10 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 			"measured: the time a byte waits below TCP, less %.0f us to serialize one "
 			"skb at the line rate:\n",
 			s->ser_us);
-		print_float(PRINT_ANY, "D-us", "  D %.0f us", s->d_res_us);
+		print_float(PRINT_ANY, "d-us", "  D %.0f us", s->d_res_us);
 		print_float(PRINT_JSON, "serialization-us", NULL, s->ser_us);
-		print_float(PRINT_ANY, "D-lo-us", " [%.0f,", s->d_res_lo_us);
-		print_float(PRINT_ANY, "D-hi-us", " %.0f]", s->d_res_hi_us);
+		print_float(PRINT_ANY, "d-lo-us", " [%.0f,", s->d_res_lo_us);
+		print_float(PRINT_ANY, "d-hi-us", " %.0f]", s->d_res_hi_us);
 		print_uint(PRINT_ANY, "points", " (quartiles of %u points TSQ throttles)\n",
 			   s->n_res);
 	} else {

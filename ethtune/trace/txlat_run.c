@@ -50,20 +50,20 @@ int txlat_sample_parse(const char *text, struct txlat_sample *s)
 		json_decref(root);
 		return -EBADMSG;
 	}
-	s->p50_us = num(all, "p50_us");
-	s->p50_lo_us = num(all, "p50_lo_us");
-	s->p50_hi_us = num(all, "p50_hi_us");
-	s->p90_us = num(all, "p90_us");
-	s->p99_us = num(all, "p99_us");
-	s->max_us = num(all, "max_us");
+	s->p50_us = num(all, "p50-us");
+	s->p50_lo_us = num(all, "p50-lo-us");
+	s->p50_hi_us = num(all, "p50-hi-us");
+	s->p90_us = num(all, "p90-us");
+	s->p99_us = num(all, "p99-us");
+	s->max_us = num(all, "max-us");
 	s->freed = unum(all, "freed");
 	s->xmit = unum(all, "xmit");
 	s->bytes = unum(all, "bytes");
 	if (json_is_object(tcp)) {
 		s->tcp_skbs = unum(tcp, "skbs");
-		s->owned_at_xmit = unum(tcp, "owned_at_xmit");
-		s->orphan_before_xmit = unum(tcp, "no_socket_at_xmit");
-		s->orphaned_after_xmit = unum(tcp, "orphaned_after_xmit");
+		s->owned_at_xmit = unum(tcp, "owned-at-xmit");
+		s->orphan_before_xmit = unum(tcp, "no-socket-at-xmit");
+		s->orphaned_after_xmit = unum(tcp, "orphaned-after-xmit");
 		if (json_is_string(json_object_get(tcp, "verdict")))
 			snprintf(s->verdict, sizeof(s->verdict), "%s",
 				 json_string_value(json_object_get(tcp, "verdict")));
@@ -71,15 +71,15 @@ int txlat_sample_parse(const char *text, struct txlat_sample *s)
 	if (s->tcp_skbs)
 		s->orphan_frac = (double)(s->orphan_before_xmit + s->orphaned_after_xmit) /
 				 (double)s->tcp_skbs;
-	if (json_is_string(json_object_get(root, "free_is")))
+	if (json_is_string(json_object_get(root, "free-is")))
 		snprintf(s->free_is, sizeof(s->free_is), "%s",
-			 json_string_value(json_object_get(root, "free_is")));
+			 json_string_value(json_object_get(root, "free-is")));
 	h = json_object_get(all, "histogram");
 	for (i = 0; json_is_array(h) && i < json_array_size(h) && s->nhist < 64; i++) {
 		json_t *b = json_array_get(h, i);
 
-		s->hist_lo[s->nhist] = num(b, "lo_us");
-		s->hist_hi[s->nhist] = num(b, "hi_us");
+		s->hist_lo[s->nhist] = num(b, "lo-us");
+		s->hist_hi[s->nhist] = num(b, "hi-us");
 		s->hist_count[s->nhist] = unum(b, "count");
 		s->nhist++;
 	}

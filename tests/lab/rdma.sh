@@ -54,15 +54,15 @@ ktap_diag "rxe0 cq-moderation: $modok; direct verbs: $(jq_py "$T/caps.json" "j['
 
 # a real RC loopback, event mode, then busy-poll with a deeper queue
 if "$ET" --json rdma probe rxe0 --iters 2000 >"$T/p1.json" 2>"$T/err" &&
-	[ "$(jq_py "$T/p1.json" "j['results'][0]['latency-us']['p50'] > 0 and j['results'][0]['completions'] == 2000")" = True ]; then
+	[ "$(jq_py "$T/p1.json" "j['results'][0]['latency']['p50-us'] > 0 and j['results'][0]['completions'] == 2000")" = True ]; then
 	ktap_ok "rdma probe rxe0: RC loopback reports percentiles"
-	ktap_diag "$(jq_py "$T/p1.json" "'event depth 1 msg 64: %.0f msgs/s p50 %.1f p99 %.1f p99.9 %.1f us' % (j['results'][0]['msgs-per-s'], j['results'][0]['latency-us']['p50'], j['results'][0]['latency-us']['p99'], j['results'][0]['latency-us']['p99.9'])")"
+	ktap_diag "$(jq_py "$T/p1.json" "'event depth 1 msg 64: %.0f msgs/s p50 %.1f p99 %.1f p99.9 %.1f us' % (j['results'][0]['msgs-per-s'], j['results'][0]['latency']['p50-us'], j['results'][0]['latency']['p99-us'], j['results'][0]['latency']['p99.9-us'])")"
 else
 	ktap_fail "rdma probe rxe0: RC loopback reports percentiles"; sed 's/^/# /' "$T/err" "$T/p1.json" | head
 fi
 if "$ET" --json rdma probe rxe0 --poll --depth 8 --msg-size 4K --iters 2000 >"$T/p2.json" 2>"$T/err"; then
 	ktap_ok "rdma probe rxe0 --poll --depth 8 --msg-size 4K"
-	ktap_diag "$(jq_py "$T/p2.json" "'poll depth 8 msg 4K: %.0f msgs/s p50 %.1f p99 %.1f us' % (j['results'][0]['msgs-per-s'], j['results'][0]['latency-us']['p50'], j['results'][0]['latency-us']['p99'])")"
+	ktap_diag "$(jq_py "$T/p2.json" "'poll depth 8 msg 4K: %.0f msgs/s p50 %.1f p99 %.1f us' % (j['results'][0]['msgs-per-s'], j['results'][0]['latency']['p50-us'], j['results'][0]['latency']['p99-us'])")"
 else
 	ktap_fail "rdma probe rxe0 --poll --depth 8 --msg-size 4K"; sed 's/^/# /' "$T/err"
 fi

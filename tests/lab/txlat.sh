@@ -55,7 +55,7 @@ else
 		fi
 		# modelled serialization of the mean skb at SPEED: TSO headers repeated per 1448-byte
 		# segment plus FCS, preamble and gap
-		vals=$(py "$OUT/us$us.json" '"%.1f %.1f %d %.1f" % (j["queues"][0]["p50_us"], j["queues"][0]["mean_us"], j["queues"][0]["freed"], j["queues"][0]["bytes"] / j["queues"][0]["xmit"] * (1 + 90 / 1448) * 8 / '"$SPEED"')')
+		vals=$(py "$OUT/us$us.json" '"%.1f %.1f %d %.1f" % (j["queues"][0]["p50-us"], j["queues"][0]["mean-us"], j["queues"][0]["freed"], j["queues"][0]["bytes"] / j["queues"][0]["xmit"] * (1 + 90 / 1448) * 8 / '"$SPEED"')')
 		read -r p50 mean n ser <<<"$vals"
 		want=$(python3 -c "print('%.1f' % ($us + $ser))")
 		ktap_diag "tx-usecs $us: $n skbs, median $p50 us, mean $mean us; expected tx-usecs + serialization = $want us"
@@ -117,7 +117,7 @@ else
 	ktap_diag "txsim orphan-at-xmit: $(py "$OUT/orphan.json" 'j["tcp"]' 2>/dev/null)"
 	if [ "$v" = orphaning ]; then ktap_ok "txsim orphan-at-xmit reported as orphaning"
 	else ktap_fail "txsim orphan-at-xmit reported as orphaning (got '$v')"; sed 's/^/# /' "$OUT/orphan.err"; fi
-	if [ "$(py "$OUT/orphan.json" 'j["free_is"]' 2>/dev/null)" = driver ]; then
+	if [ "$(py "$OUT/orphan.json" 'j["free-is"]' 2>/dev/null)" = driver ]; then
 		ktap_ok "txsim free labelled as a driver completion"
 	else
 		ktap_fail "txsim free labelled as a driver completion"

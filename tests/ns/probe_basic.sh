@@ -33,9 +33,9 @@ jcheck "maerts: receive direction measured, sender tcp_info and device counters 
 	"r['throughput-mbps'] > 0 and 'rtt-us' in r['sender-tcp-info'] and r['device-counters']['rx-bytes'] > 0 and r['remote-device-counters']['dev'] == '$PE_VB' and r['remote-device-counters']['tx-bytes'] > 0" \
 	--test maerts --duration 1 --warmup 0.2
 jcheck "rr 1 byte, pinned L,R: tps and latency p50/p90/p99/p99.9" \
-	"r['transactions-per-s'] > 0 and all(k in r['latency-us'] for k in ('p50','p90','p99','p99.9')) and r['latency-us']['p50'] <= r['latency-us']['p99.9']" \
+	"r['transactions-per-s'] > 0 and all(k in r['latency'] for k in ('p50-us','p90-us','p99-us','p99.9-us')) and r['latency']['p50-us'] <= r['latency']['p99.9-us']" \
 	--test rr --msg-size 1 --cpu 0,1 --nodelay --duration 1 --warmup 0.2
-jcheck "crr: transactions/s" "r['transactions-per-s'] > 0 and r['latency-us']['samples'] > 0" \
+jcheck "crr: transactions/s" "r['transactions-per-s'] > 0 and r['latency']['samples'] > 0" \
 	--test crr --msg-size 1 --duration 1 --warmup 0.2
 for rb in 8K 64K auto; do
 	jcheck "seed 000: 32 flows x 256 B, nodelay, rcvbuf $rb, maerts" \

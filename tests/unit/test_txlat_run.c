@@ -11,11 +11,11 @@
 static void test_single_queue(void **state)
 {
 	const char *j =
-		"{\"free_is\":\"driver completion\",\"queues\":[{\"queue\":0,\"xmit\":5000,"
-		"\"freed\":4990,\"p50_us\":2036.5,\"p90_us\":2100,\"p99_us\":2400,\"max_us\":9000,"
-		"\"histogram\":[{\"lo_us\":1024,\"hi_us\":2047,\"count\":10},{\"lo_us\":2048,"
-		"\"hi_us\":4095,\"count\":4980}]}],\"tcp\":{\"skbs\":1873,\"owned_at_xmit\":1868,"
-		"\"no_socket_at_xmit\":0,\"orphaned_after_xmit\":1853,\"verdict\":\"orphaning\"}}";
+		"{\"free-is\":\"driver completion\",\"queues\":[{\"queue\":0,\"xmit\":5000,"
+		"\"freed\":4990,\"p50-us\":2036.5,\"p90-us\":2100,\"p99-us\":2400,\"max-us\":9000,"
+		"\"histogram\":[{\"lo-us\":1024,\"hi-us\":2047,\"count\":10},{\"lo-us\":2048,"
+		"\"hi-us\":4095,\"count\":4980}]}],\"tcp\":{\"skbs\":1873,\"owned-at-xmit\":1868,"
+		"\"no-socket-at-xmit\":0,\"orphaned-after-xmit\":1853,\"verdict\":\"orphaning\"}}";
 	struct txlat_sample s = {};
 
 	assert_int_equal(txlat_sample_parse(j, &s), 0);
@@ -32,7 +32,7 @@ static void test_single_queue(void **state)
 static void test_all_row_wins(void **state)
 {
 	const char *j =
-		"{\"all\":{\"xmit\":10,\"p50_us\":7},\"queues\":[{\"xmit\":99,\"p50_us\":1}]}";
+		"{\"all\":{\"xmit\":10,\"p50-us\":7},\"queues\":[{\"xmit\":99,\"p50-us\":1}]}";
 	struct txlat_sample s = {};
 
 	assert_int_equal(txlat_sample_parse(j, &s), 0);
