@@ -417,9 +417,9 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 		print_bool(PRINT_JSON, "below-floor", NULL, s->p[i].below_floor);
 		print_float(PRINT_ANY, "mbps", " %12.1f", s->p[i].mbps);
 		if (isinf(s->p[i].mbps_half))
-			print_na("mbps-half", " +-%-6s");
+			print_na("half-mbps", " +-%-6s");
 		else
-			print_float(PRINT_ANY, "mbps-half", " +-%-6.1f", s->p[i].mbps_half);
+			print_float(PRINT_ANY, "half-mbps", " +-%-6.1f", s->p[i].mbps_half);
 		print_uint(PRINT_JSON, "passes", NULL, s->p[i].nrep);
 		print_uint(PRINT_ANY, "retrans", " %8llu", s->p[i].retrans);
 		if (isnan(s->p[i].wmem)) {
@@ -629,10 +629,10 @@ void sweep_mtu_print(const struct mtu_sweep *s)
 	for (i = 0; i < s->n; i++) {
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "mtu", "  %6llu", s->p[i].mtu);
-		print_float(PRINT_ANY, "mbps-1flow", " %12.1f", s->p[i].mbps1);
-		print_float(PRINT_ANY, "mbps-1flow-half", " +-%-7.1f", s->p[i].c1.half);
-		print_float(PRINT_ANY, "mbps-2flows", " %12.1f", s->p[i].mbps2);
-		print_float(PRINT_ANY, "mbps-2flows-half", " +-%-7.1f\n", s->p[i].c2.half);
+		print_float(PRINT_ANY, "one-flow-mbps", " %12.1f", s->p[i].mbps1);
+		print_float(PRINT_ANY, "one-flow-half-mbps", " +-%-7.1f", s->p[i].c1.half);
+		print_float(PRINT_ANY, "two-flows-mbps", " %12.1f", s->p[i].mbps2);
+		print_float(PRINT_ANY, "two-flows-half-mbps", " +-%-7.1f\n", s->p[i].c2.half);
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);

@@ -172,7 +172,7 @@ static void print_config(const struct probe_cfg *c)
 	else
 		print_string(PRINT_ANY, "recv-size", ", recv-size %s", "auto");
 	print_float(PRINT_ANY, "duration-s", ", duration %g s", c->duration_s);
-	print_float(PRINT_ANY, "warmup", ", warmup %g s\n", c->warmup_s);
+	print_float(PRINT_ANY, "warmup-s", ", warmup %g s\n", c->warmup_s);
 	if (c->sndbuf)
 		print_uint(PRINT_ANY, "sndbuf", "  sndbuf %u", c->sndbuf);
 	else
