@@ -868,8 +868,8 @@ int cmd_diagnose(int argc, char **argv)
 	new_json_obj(et_opts.json);
 	print_string(PRINT_ANY, "device", "ethtune diagnose %s", o.dev);
 	print_string(PRINT_ANY, "driver", " (driver %s", d->driver[0] ? d->driver : "?");
-	print_string(PRINT_ANY, "kind", "%s", d->kind[0] ? ", " : "");
-	print_text("%s", d->kind);
+	if (d->kind[0])
+		print_string(PRINT_ANY, "kind", ", %s", d->kind);
 	print_string(PRINT_ANY, "peer", ") via %s\n", o.peer);
 
 	d->floor_us = NAN; /* stays unknown if the measurement fails */

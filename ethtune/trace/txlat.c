@@ -822,7 +822,11 @@ static void print_tcp(const struct txlat_run *r, const char *completion)
 		verdict = "orphaning";
 	else
 		verdict = "owned";
-	print_string(PRINT_ANY, "verdict", "     verdict: %s", verdict);
+	/* n/a is a missing value: absent in JSON. */
+	if (!strcmp(verdict, "n/a"))
+		print_na("verdict", "     verdict: %s");
+	else
+		print_string(PRINT_ANY, "verdict", "     verdict: %s", verdict);
 	if (!strcmp(verdict, "orphaning"))
 		print_text(!strcmp(completion, "driver")
 				   ? " (the socket's memory is released before the TX completion: "
