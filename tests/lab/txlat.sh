@@ -24,13 +24,15 @@ OUT=$(mktemp -d)
 py() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
 A="ip netns exec $LAB_NS_A"
 
-# txlat_run NAME DEV SUBNET [IPERF-OPTS]: traces DEV in lab-a while iperf3 runs one flow to lab-b.
+# txlat_run NAME DEV SUBNET [IPERF-OPTS]: traces DEV in lab-a while iperf3 runs one flow to lab-b;
+# a report it writes is checked against its schema.
 txlat_run() {
 	ip netns exec $LAB_NS_B iperf3 -s -1 -D -B "198.18.$3.2" >/dev/null 2>&1
 	sleep 0.5
 	"$ET" --netns $LAB_NS_A --json txlat "$2" \
 		--load-cmd "timeout $((SECS + 20)) iperf3 -c 198.18.$3.2 -t $SECS ${4:-}" \
-		>"$OUT/$1.json" 2>"$OUT/$1.err"
+		>"$OUT/$1.json" 2>"$OUT/$1.err" || return
+	ktap_schema "$1: txlat --json fits docs/schema/txlat.json" txlat "$OUT/$1.json"
 }
 
 ktap_header "txlat in the guest: $(uname -r)"

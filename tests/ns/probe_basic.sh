@@ -14,7 +14,8 @@ ktap_ok "serve starts in $PE_B"
 P() { "$E" --netns $PE_A probe --peer $PE_IP_B "$@"; }
 J=$(mktemp /tmp/etp-json.XXXXXX)
 trap 'rm -f $J; pe_cleanup' EXIT
-# jcheck DESC PYEXPR PROBE-ARGS...: run with --json, assert the python expression on d.
+# jcheck DESC PYEXPR PROBE-ARGS...: run with --json, assert the python expression on d and
+# check the document against its schema.
 jcheck() {
 	local d=$1 expr=$2; shift 2
 	if ! P "$@" --json >"$J" 2>"$J.err"; then ktap_fail "$d"; sed 's/^/# /' "$J.err"; return; fi
@@ -23,6 +24,7 @@ jcheck() {
 	else
 		ktap_fail "$d"; sed 's/^/# /' "$J.err" | tail -3
 	fi
+	ktap_schema "$d: --json fits docs/schema/probe.json" probe "$J"
 }
 jcheck "stream: summed throughput > 0" "r['throughput-mbps'] > 0 and len(r['flow-mbps']) == 1" \
 	--duration 1 --warmup 0.2

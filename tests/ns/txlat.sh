@@ -58,6 +58,7 @@ else
 	ktap_fail "TCP ownership counted"
 fi
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); q=d['queues'][0]; print('# veth: xmit %d freed %d p50 %.1f us p99 %.1f us; tcp %s' % (q['xmit'], q['freed'], q['p50-us'], q['p99-us'], d['tcp']['verdict']))" "$OUT/r.json" 2>/dev/null
+ktap_schema "txlat --json fits docs/schema/txlat.json" txlat "$OUT/r.json"
 
 "$ETHTUNE" --netns $A txlat txlns0 --duration 2 --load-cmd "$LOAD" >"$OUT/t.txt" 2>&1
 if grep -q 'receiver-side' "$OUT/t.txt" && grep -q '^  tx-0 ' "$OUT/t.txt"; then
@@ -77,6 +78,7 @@ else
 	ktap_fail "software GSO segments timed one by one, owned by tcp_wfree"; sed 's/^/# /' "$OUT/g.err" | head -5
 fi
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); q=d['queues'][0]; print('# gso: %d skbs of %.0f bytes; tcp owned %d of %d' % (q['xmit'], q['bytes']/q['xmit'], d['tcp']['owned-at-xmit'], d['tcp']['skbs']))" "$OUT/g.json" 2>/dev/null
+ktap_schema "txlat --json (software GSO) fits docs/schema/txlat.json" txlat "$OUT/g.json"
 
 # --load runs ethtune's own probe against an "ethtune serve" in the peer namespace
 ip netns exec $B "$ETHTUNE" serve --port $((PORT + 1)) >/dev/null 2>&1 &
@@ -88,6 +90,7 @@ if jcheck "$OUT/p.json" 'd["load-exit"] == 0 and d["queues"][0]["xmit"] > 100'; 
 else
 	ktap_fail "--load runs ethtune probe through the device"; sed 's/^/# /' "$OUT/p.err" | head -5
 fi
+ktap_schema "txlat --load --json fits docs/schema/txlat.json" txlat "$OUT/p.json"
 
 for b in raw tracepoint; do
 	# tracefs may get mounted by the tool: do it in a private mount namespace
@@ -95,6 +98,7 @@ for b in raw tracepoint; do
 		>"$OUT/$b.json" 2>"$OUT/$b.err"
 	if jcheck "$OUT/$b.json" "d['backend'] == '$b' and d['queues'][0]['freed'] > 0"; then
 		ktap_ok "backend $b traces"
+		ktap_schema "backend $b: --json fits docs/schema/txlat.json" txlat "$OUT/$b.json"
 	elif grep -q "tracefs" "$OUT/$b.err"; then
 		ktap_ok "backend $b: clear tracefs message"; sed 's/^/#   /' "$OUT/$b.err"
 	else
@@ -114,6 +118,7 @@ if jcheck "$OUT/lo.json" 'd["free-is"] == "receiver" and d["peer-rx"]["count"] >
 else
 	ktap_fail "loopback free labelled receiver-side"; sed 's/^/# /' "$OUT/lo.err"
 fi
+ktap_schema "txlat lo --json fits docs/schema/txlat.json" txlat "$OUT/lo.json"
 
 expect() {	# expect DESC STATUS GREP CMD...: exit status and a stderr line naming the problem
 	local d=$1 want=$2 pat=$3 out rc; shift 3
