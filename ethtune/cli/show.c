@@ -69,8 +69,9 @@ static void show_sysctls(void)
 
 /* sysfs file names under byte_queue_limits/ and their JSON keys */
 static const char *const bql_files[][2] = {
-	{ "limit", "limit" },		{ "limit_min", "limit-min" },	{ "limit_max", "limit-max" },
-	{ "inflight", "inflight" },	{ "stall_thrs", "stall-thrs" }, { "stall_cnt", "stall-cnt" },
+	{ "limit", "limit" },		{ "limit_min", "limit-min" },
+	{ "limit_max", "limit-max" },	{ "inflight", "inflight" },
+	{ "stall_thrs", "stall-thrs" }, { "stall_cnt", "stall-cnt" },
 	{ "stall_max", "stall-max" },	{ NULL, NULL },
 };
 

@@ -884,11 +884,13 @@ static void print_irqs(const struct txlat_run *r)
 {
 	open_json_object("interrupts");
 	if (!r->nirq || r->elapsed_s <= 0) {
-		print_na("irq-per-s", "interrupts: %s (no IRQ of this device in /proc/interrupts)\n");
+		print_na("irq-per-s",
+			 "interrupts: %s (no IRQ of this device in /proc/interrupts)\n");
 		close_json_object();
 		return;
 	}
-	print_float(PRINT_ANY, "irq-per-s", "interrupts: %.0f/s", (r->irq1 - r->irq0) / r->elapsed_s);
+	print_float(PRINT_ANY, "irq-per-s", "interrupts: %.0f/s",
+		    (r->irq1 - r->irq0) / r->elapsed_s);
 	if (r->ntxirq)
 		print_float(PRINT_ANY, "tx-irq-per-s", " (tx-named vectors %.0f/s)",
 			    (r->txirq1 - r->txirq0) / r->elapsed_s);
