@@ -721,14 +721,14 @@ static void print_diag(const struct diag *d)
 
 	print_text("\n");
 	if (isnan(d->D)) {
-		print_na("D-us", "completion delay D %s\n");
+		print_na("d-us", "completion delay D %s\n");
 	} else {
-		print_float(PRINT_ANY, "D-us", "completion delay D %.0f us", d->D);
-		print_float(PRINT_ANY, "D-lo-us", " [%.0f,", d->D_lo);
-		print_float(PRINT_ANY, "D-hi-us", " %.0f]", d->D_hi);
-		print_string(PRINT_ANY, "D-source", " (%s)\n", d->d_src);
+		print_float(PRINT_ANY, "d-us", "completion delay D %.0f us", d->D);
+		print_float(PRINT_ANY, "d-lo-us", " [%.0f,", d->D_lo);
+		print_float(PRINT_ANY, "d-hi-us", " %.0f]", d->D_hi);
+		print_string(PRINT_ANY, "d-source", " (%s)\n", d->d_src);
 		if (d->tl_ok)
-			print_float(PRINT_JSON, "D-txlat-us", NULL, d->D);
+			print_float(PRINT_JSON, "d-txlat-us", NULL, d->D);
 	}
 	print_float(PRINT_ANY, "serialization-us", "  serialization of the traced skbs %.1f us\n",
 		    d->ser_us);
@@ -871,8 +871,8 @@ int cmd_diagnose(int argc, char **argv)
 	new_json_obj(et_opts.json);
 	print_string(PRINT_ANY, "device", "ethtune diagnose %s", o.dev);
 	print_string(PRINT_ANY, "driver", " (driver %s", d->driver[0] ? d->driver : "?");
-	print_string(PRINT_ANY, "kind", "%s", d->kind[0] ? ", " : "");
-	print_text("%s", d->kind);
+	if (d->kind[0])
+		print_string(PRINT_ANY, "kind", ", %s", d->kind);
 	print_string(PRINT_ANY, "peer", ") via %s\n", o.peer);
 
 	d->floor_us = NAN; /* stays unknown if the measurement fails */

@@ -422,9 +422,9 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 		print_bool(PRINT_JSON, "below-floor", NULL, s->p[i].below_floor);
 		print_float(PRINT_ANY, "mbps", " %12.1f", s->p[i].mbps);
 		if (isinf(s->p[i].mbps_half))
-			print_na("mbps-half", " +-%-6s");
+			print_na("half-mbps", " +-%-6s");
 		else
-			print_float(PRINT_ANY, "mbps-half", " +-%-6.1f", s->p[i].mbps_half);
+			print_float(PRINT_ANY, "half-mbps", " +-%-6.1f", s->p[i].mbps_half);
 		print_uint(PRINT_JSON, "passes", NULL, s->p[i].nrep);
 		print_uint(PRINT_ANY, "retrans", " %8llu", s->p[i].retrans);
 		if (isnan(s->p[i].wmem)) {
@@ -441,12 +441,12 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 		open_json_object("fit");
 		print_text("model X(L) = min(R, 8*rho*L / (8*rho*L/R + D)), rho %.3f:\n", s->rho);
 		print_float(PRINT_JSON, "rho", NULL, s->rho);
-		print_float(PRINT_ANY, "R-mbps", "  R %.1f Mbit/s", s->fit.R / 1e6);
-		print_float(PRINT_ANY, "R-lo-mbps", " [%.1f,", s->fit.R_lo / 1e6);
-		print_float(PRINT_ANY, "R-hi-mbps", " %.1f]\n", s->fit.R_hi / 1e6);
-		print_float(PRINT_ANY, "D-us", "  D %.1f us", s->fit.D * 1e6);
-		print_float(PRINT_ANY, "D-lo-us", " [%.1f,", s->fit.D_lo * 1e6);
-		print_float(PRINT_ANY, "D-hi-us", " %.1f] (95%% bootstrap)\n", s->fit.D_hi * 1e6);
+		print_float(PRINT_ANY, "r-mbps", "  R %.1f Mbit/s", s->fit.R / 1e6);
+		print_float(PRINT_ANY, "r-lo-mbps", " [%.1f,", s->fit.R_lo / 1e6);
+		print_float(PRINT_ANY, "r-hi-mbps", " %.1f]\n", s->fit.R_hi / 1e6);
+		print_float(PRINT_ANY, "d-us", "  D %.1f us", s->fit.D * 1e6);
+		print_float(PRINT_ANY, "d-lo-us", " [%.1f,", s->fit.D_lo * 1e6);
+		print_float(PRINT_ANY, "d-hi-us", " %.1f] (95%% bootstrap)\n", s->fit.D_hi * 1e6);
 		print_uint(PRINT_ANY, "knee", "  knee L* %llu bytes (95%% of R)\n",
 			   (uint64_t)llround(s->fit.knee));
 		print_float(PRINT_ANY, "rmse-mbps", "  rmse %.1f Mbit/s\n", s->fit.rmse / 1e6);
@@ -474,10 +474,10 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 			"measured: the time a byte waits below TCP, less %.0f us to serialize one "
 			"skb at the line rate:\n",
 			s->ser_us);
-		print_float(PRINT_ANY, "D-us", "  D %.0f us", s->d_res_us);
+		print_float(PRINT_ANY, "d-us", "  D %.0f us", s->d_res_us);
 		print_float(PRINT_JSON, "serialization-us", NULL, s->ser_us);
-		print_float(PRINT_ANY, "D-lo-us", " [%.0f,", s->d_res_lo_us);
-		print_float(PRINT_ANY, "D-hi-us", " %.0f]", s->d_res_hi_us);
+		print_float(PRINT_ANY, "d-lo-us", " [%.0f,", s->d_res_lo_us);
+		print_float(PRINT_ANY, "d-hi-us", " %.0f]", s->d_res_hi_us);
 		print_uint(PRINT_ANY, "points", " (quartiles of %u points TSQ throttles)\n",
 			   s->n_res);
 	} else {
@@ -633,10 +633,10 @@ void sweep_mtu_print(const struct mtu_sweep *s)
 	for (i = 0; i < s->n; i++) {
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "mtu", "  %6llu", s->p[i].mtu);
-		print_float(PRINT_ANY, "mbps-1flow", " %12.1f", s->p[i].mbps1);
-		print_float(PRINT_ANY, "mbps-1flow-half", " +-%-7.1f", s->p[i].c1.half);
-		print_float(PRINT_ANY, "mbps-2flows", " %12.1f", s->p[i].mbps2);
-		print_float(PRINT_ANY, "mbps-2flows-half", " +-%-7.1f\n", s->p[i].c2.half);
+		print_float(PRINT_ANY, "one-flow-mbps", " %12.1f", s->p[i].mbps1);
+		print_float(PRINT_ANY, "one-flow-half-mbps", " +-%-7.1f", s->p[i].c1.half);
+		print_float(PRINT_ANY, "two-flows-mbps", " %12.1f", s->p[i].mbps2);
+		print_float(PRINT_ANY, "two-flows-half-mbps", " +-%-7.1f\n", s->p[i].c2.half);
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);

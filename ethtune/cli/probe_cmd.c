@@ -171,8 +171,8 @@ static void print_config(const struct probe_cfg *c)
 		print_uint(PRINT_ANY, "recv-size", ", recv-size %u", c->recv_size);
 	else
 		print_string(PRINT_ANY, "recv-size", ", recv-size %s", "auto");
-	print_float(PRINT_ANY, "duration", ", duration %g s", c->duration_s);
-	print_float(PRINT_ANY, "warmup", ", warmup %g s\n", c->warmup_s);
+	print_float(PRINT_ANY, "duration-s", ", duration %g s", c->duration_s);
+	print_float(PRINT_ANY, "warmup-s", ", warmup %g s\n", c->warmup_s);
 	if (c->sndbuf)
 		print_uint(PRINT_ANY, "sndbuf", "  sndbuf %u", c->sndbuf);
 	else
@@ -265,14 +265,14 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 		close_json_array(PRINT_JSON, NULL);
 	}
 	if (r->have_lat) {
-		open_json_object("latency-us");
-		print_float(PRINT_ANY, "min", "latency us: min %.1f", r->lat_min);
-		print_float(PRINT_ANY, "mean", " mean %.1f", r->lat_mean);
-		print_float(PRINT_ANY, "p50", " p50 %.1f", r->lat_p50);
-		print_float(PRINT_ANY, "p90", " p90 %.1f", r->lat_p90);
-		print_float(PRINT_ANY, "p99", " p99 %.1f", r->lat_p99);
-		print_float(PRINT_ANY, "p99.9", " p99.9 %.1f", r->lat_p999);
-		print_float(PRINT_ANY, "max", " max %.1f", r->lat_max);
+		open_json_object("latency");
+		print_float(PRINT_ANY, "min-us", "latency us: min %.1f", r->lat_min);
+		print_float(PRINT_ANY, "mean-us", " mean %.1f", r->lat_mean);
+		print_float(PRINT_ANY, "p50-us", " p50 %.1f", r->lat_p50);
+		print_float(PRINT_ANY, "p90-us", " p90 %.1f", r->lat_p90);
+		print_float(PRINT_ANY, "p99-us", " p99 %.1f", r->lat_p99);
+		print_float(PRINT_ANY, "p99.9-us", " p99.9 %.1f", r->lat_p999);
+		print_float(PRINT_ANY, "max-us", " max %.1f", r->lat_max);
 		print_uint(PRINT_ANY, "samples", " (%llu samples)\n",
 			   (unsigned long long)r->lat_samples);
 		close_json_object();

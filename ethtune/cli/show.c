@@ -67,8 +67,13 @@ static void show_sysctls(void)
 	print_nl();
 }
 
-static const char *const bql_files[] = { "limit",      "limit_min", "limit_max", "inflight",
-					 "stall_thrs", "stall_cnt", "stall_max", NULL };
+/* sysfs file names under byte_queue_limits/ and their JSON keys */
+static const char *const bql_files[][2] = {
+	{ "limit", "limit" },		{ "limit_min", "limit-min" },
+	{ "limit_max", "limit-max" },	{ "inflight", "inflight" },
+	{ "stall_thrs", "stall-thrs" }, { "stall_cnt", "stall-cnt" },
+	{ "stall_max", "stall-max" },	{ NULL, NULL },
+};
 
 static void show_bql(const char *dev, unsigned int ntx)
 {
@@ -83,19 +88,19 @@ static void show_bql(const char *dev, unsigned int ntx)
 		print_text("  tx-%u:", q);
 		open_json_object(NULL);
 		print_uint(PRINT_JSON, "queue", NULL, q);
-		for (i = 0; bql_files[i]; i++) {
+		for (i = 0; bql_files[i][0]; i++) {
 			char fmt[48];
 
 			snprintf(path, sizeof(path),
 				 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
-				 bql_files[i]);
-			snprintf(fmt, sizeof(fmt), " %s %%s", bql_files[i]);
+				 bql_files[i][0]);
+			snprintf(fmt, sizeof(fmt), " %s %%s", bql_files[i][0]);
 			if (read_file_u64(path, &v)) {
-				print_na(bql_files[i], fmt);
+				print_na(bql_files[i][1], fmt);
 				continue;
 			}
-			snprintf(fmt, sizeof(fmt), " %s %%llu", bql_files[i]);
-			print_uint(PRINT_ANY, bql_files[i], fmt, v);
+			snprintf(fmt, sizeof(fmt), " %s %%llu", bql_files[i][0]);
+			print_uint(PRINT_ANY, bql_files[i][1], fmt, v);
 		}
 		close_json_object();
 		print_text("\n");

@@ -278,20 +278,20 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 static void print_quantiles(const struct txlat_lat *l)
 {
 	if (!l->n) {
-		print_na("mean_us", " mean %s");
-		print_na("p50_us", " p50 %s");
-		print_na("p90_us", " p90 %s");
-		print_na("p99_us", " p99 %s");
-		print_na("max_us", " max %s");
+		print_na("mean-us", " mean %s");
+		print_na("p50-us", " p50 %s");
+		print_na("p90-us", " p90 %s");
+		print_na("p99-us", " p99 %s");
+		print_na("max-us", " max %s");
 		return;
 	}
-	print_float(PRINT_ANY, "mean_us", " mean %.1f us", l->mean_us);
-	print_float(PRINT_ANY, "p50_us", " p50 %.1f us", l->p50_us);
-	print_float(PRINT_ANY, "p50_lo_us", " [%.1f,", l->p50_lo_us);
-	print_float(PRINT_ANY, "p50_hi_us", " %.1f]", l->p50_hi_us);
-	print_float(PRINT_ANY, "p90_us", " p90 %.1f us", l->p90_us);
-	print_float(PRINT_ANY, "p99_us", " p99 %.1f us", l->p99_us);
-	print_float(PRINT_ANY, "max_us", " max %.1f us", l->max_us);
+	print_float(PRINT_ANY, "mean-us", " mean %.1f us", l->mean_us);
+	print_float(PRINT_ANY, "p50-us", " p50 %.1f us", l->p50_us);
+	print_float(PRINT_ANY, "p50-lo-us", " [%.1f,", l->p50_lo_us);
+	print_float(PRINT_ANY, "p50-hi-us", " %.1f]", l->p50_hi_us);
+	print_float(PRINT_ANY, "p90-us", " p90 %.1f us", l->p90_us);
+	print_float(PRINT_ANY, "p99-us", " p99 %.1f us", l->p99_us);
+	print_float(PRINT_ANY, "max-us", " max %.1f us", l->max_us);
 }
 
 /* log2 microsecond buckets. */
@@ -314,8 +314,8 @@ static void print_log2(const struct txlat_lat *l)
 		memset(bar, '*', n);
 		bar[n] = 0;
 		open_json_object(NULL);
-		print_uint(PRINT_JSON, "lo_us", NULL, from);
-		print_uint(PRINT_JSON, "hi_us", NULL, to);
+		print_uint(PRINT_JSON, "lo-us", NULL, from);
+		print_uint(PRINT_JSON, "hi-us", NULL, to);
 		print_uint(PRINT_JSON, "count", NULL, b[i]);
 		close_json_object();
 		print_text("  %8llu -> %-8llu : %-10llu |%-40s|\n", (unsigned long long)from,
@@ -397,23 +397,23 @@ static void print_tcp(const struct txlat_result *r, const char *completion)
 		close_json_object();
 		return;
 	}
-	print_uint(PRINT_ANY, "owned_at_xmit", " at xmit %llu owned (tcp_wfree),", c->tcp_wfree);
-	print_uint(PRINT_ANY, "no_socket_at_xmit", " %llu without socket (orphaned before xmit),",
+	print_uint(PRINT_ANY, "owned-at-xmit", " at xmit %llu owned (tcp_wfree),", c->tcp_wfree);
+	print_uint(PRINT_ANY, "no-socket-at-xmit", " %llu without socket (orphaned before xmit),",
 		   c->tcp_no_sk);
-	print_uint(PRINT_ANY, "sock_wfree_at_xmit", " %llu sock_wfree (ACK/RST),",
+	print_uint(PRINT_ANY, "sock-wfree-at-xmit", " %llu sock_wfree (ACK/RST),",
 		   c->tcp_sock_wfree);
-	print_uint(PRINT_ANY, "other_owner_at_xmit", " %llu other\n", c->tcp_other);
-	print_uint(PRINT_ANY, "owned_until_free",
+	print_uint(PRINT_ANY, "other-owner-at-xmit", " %llu other\n", c->tcp_other);
+	print_uint(PRINT_ANY, "owned-until-free",
 		   "     at free %llu still owned (the free released "
 		   "the socket's memory),",
 		   c->tcp_owned_free);
-	print_uint(PRINT_ANY, "orphaned_after_xmit", " %llu orphaned after xmit\n",
+	print_uint(PRINT_ANY, "orphaned-after-xmit", " %llu orphaned after xmit\n",
 		   c->tcp_orphaned);
 	if (r->wfree_hooked)
-		print_uint(PRINT_ANY, "wfree_before_free",
+		print_uint(PRINT_ANY, "wfree-before-free",
 			   "     tcp_wfree before the free (skb_orphan): %llu\n", c->wfree_early);
 	else
-		print_na("wfree_before_free",
+		print_na("wfree-before-free",
 			 "     tcp_wfree before the free: %s (no fentry on this "
 			 "kernel; only skbs still owned at free are timed below)\n");
 	open_json_object("wfree");
@@ -421,7 +421,11 @@ static void print_tcp(const struct txlat_result *r, const char *completion)
 	print_quantiles(&r->wfree);
 	print_nl();
 	close_json_object();
-	print_string(PRINT_ANY, "verdict", "     verdict: %s", verdict);
+	/* n/a is a missing value: absent in JSON. */
+	if (!strcmp(verdict, "n/a"))
+		print_na("verdict", "     verdict: %s");
+	else
+		print_string(PRINT_ANY, "verdict", "     verdict: %s", verdict);
 	if (!strcmp(verdict, "orphaning"))
 		print_text(!strcmp(completion, "driver")
 				   ? " (the socket's memory is released before the TX completion: "
@@ -449,12 +453,12 @@ static void print_bql(const struct txlat_run *r)
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "queue", "bql tx-%llu:", q);
 		print_uint(PRINT_ANY, "samples", " %llu samples,", b->n);
-		print_uint(PRINT_ANY, "inflight_min", " inflight min %llu", b->inflight_min);
-		print_uint(PRINT_ANY, "inflight_avg", " avg %llu", b->inflight_sum / b->n);
-		print_uint(PRINT_ANY, "inflight_max", " max %llu;", b->inflight_max);
-		print_uint(PRINT_ANY, "limit_min", " limit min %llu", b->limit_min);
-		print_uint(PRINT_ANY, "limit_max", " max %llu", b->limit_max);
-		print_uint(PRINT_ANY, "limit_last", " last %llu\n", b->limit_last);
+		print_uint(PRINT_ANY, "inflight-min", " inflight min %llu", b->inflight_min);
+		print_uint(PRINT_ANY, "inflight-avg", " avg %llu", b->inflight_sum / b->n);
+		print_uint(PRINT_ANY, "inflight-max", " max %llu;", b->inflight_max);
+		print_uint(PRINT_ANY, "limit-min", " limit min %llu", b->limit_min);
+		print_uint(PRINT_ANY, "limit-max", " max %llu", b->limit_max);
+		print_uint(PRINT_ANY, "limit-last", " last %llu\n", b->limit_last);
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);
@@ -479,16 +483,16 @@ static void print_irqs(const struct txlat_run *r)
 {
 	open_json_object("interrupts");
 	if (!r->nirq || r->elapsed_s <= 0) {
-		print_na("per_s", "interrupts: %s (no IRQ of this device in /proc/interrupts)\n");
+		print_na("irq-per-s", "interrupts: %s (no IRQ of this device in /proc/interrupts)\n");
 		close_json_object();
 		return;
 	}
-	print_float(PRINT_ANY, "per_s", "interrupts: %.0f/s", (r->irq1 - r->irq0) / r->elapsed_s);
+	print_float(PRINT_ANY, "irq-per-s", "interrupts: %.0f/s", (r->irq1 - r->irq0) / r->elapsed_s);
 	if (r->ntxirq)
-		print_float(PRINT_ANY, "tx_per_s", " (tx-named vectors %.0f/s)",
+		print_float(PRINT_ANY, "tx-irq-per-s", " (tx-named vectors %.0f/s)",
 			    (r->txirq1 - r->txirq0) / r->elapsed_s);
 	else
-		print_na("tx_per_s", " (tx %s: no tx-named vector)");
+		print_na("tx-irq-per-s", " (tx %s: no tx-named vector)");
 	print_uint(PRINT_ANY, "vectors", ", %llu vectors\n", r->nirq);
 	close_json_object();
 }
@@ -497,7 +501,7 @@ static void print_peer(const struct txlat_result *r)
 {
 	const struct txlat_lat *h = &r->peer_rx;
 
-	open_json_object("peer_rx");
+	open_json_object("peer-rx");
 	print_uint(PRINT_ANY, "count", "xmit -> peer receive (netif_receive_skb): %llu skbs,",
 		   h->n);
 	print_quantiles(h);
@@ -518,9 +522,9 @@ static void txlat_report(const struct txlat_run *r)
 	print_string(PRINT_ANY, "driver", " driver %s", driver[0] ? driver : "?");
 	if (kind[0])
 		print_string(PRINT_ANY, "kind", " (%s)", kind);
-	print_float(PRINT_ANY, "duration_s", ", %.2f s", r->elapsed_s);
+	print_float(PRINT_ANY, "elapsed-s", ", %.2f s", r->elapsed_s);
 	print_string(PRINT_ANY, "backend", ", backend %s\n", t->backend);
-	print_string(PRINT_ANY, "free_is", "free: %s", completion);
+	print_string(PRINT_ANY, "free-is", "free: %s", completion);
 	if (!strcmp(completion, "receiver"))
 		print_text("-side: %s hands each skb to its peer, so the \"free\" is the receiver "
 			   "consuming it, not a TX completion\n",
@@ -534,12 +538,12 @@ static void txlat_report(const struct txlat_run *r)
 	print_coalesce(r->dev);
 	if (r->load_argv) {
 		if (r->load_status < 0)
-			print_na("load_exit", "load: exit %s\n");
+			print_na("load-exit", "load: exit %s\n");
 		else if (WIFEXITED(r->load_status))
-			print_int(PRINT_ANY, "load_exit", "load: exit %lld\n",
+			print_int(PRINT_ANY, "load-exit", "load: exit %lld\n",
 				  WEXITSTATUS(r->load_status));
 		else
-			print_int(PRINT_ANY, "load_signal", "load: killed by signal %lld\n",
+			print_int(PRINT_ANY, "load-signal", "load: killed by signal %lld\n",
 				  WTERMSIG(r->load_status));
 	}
 	print_text("xmit -> free latency per TX queue:\n");
@@ -552,7 +556,7 @@ static void txlat_report(const struct txlat_run *r)
 		print_text("  (no skb was sent on %s while tracing)\n", r->dev);
 	if (active > 1)
 		print_queue(&(struct txlat_queue){ t->c, t->free }, -1, true, "all");
-	print_int(PRINT_ANY, "not_seen_freed",
+	print_int(PRINT_ANY, "not-seen-freed",
 		  "not seen freed: %lld (in flight at stop, or freed without a tracepoint)",
 		  t->not_seen_freed);
 	print_uint(PRINT_ANY, "kfreed", "; via kfree_skb %llu", c->kfreed);
@@ -567,9 +571,9 @@ static void txlat_report(const struct txlat_run *r)
 	open_json_object("bpf");
 	if (t->bpf_runs && r->elapsed_s > 0) {
 		print_uint(PRINT_ANY, "runs", "bpf: %llu program runs", t->bpf_runs);
-		print_float(PRINT_ANY, "ns_per_run", ", %.0f ns each",
+		print_float(PRINT_ANY, "ns-per-run", ", %.0f ns each",
 			    (double)t->bpf_run_ns / t->bpf_runs);
-		print_float(PRINT_ANY, "cpu_pct", ", %.3f%% of one CPU\n",
+		print_float(PRINT_ANY, "cpu-pct", ", %.3f%% of one CPU\n",
 			    t->bpf_run_ns / r->elapsed_s / 1e7);
 	} else {
 		print_na("runs", "bpf: cost %s (no BPF run-time statistics)\n");

@@ -24,6 +24,8 @@ void new_json_obj(int json)
 		return;
 	jstack[0] = json_object();
 	jdepth = 0;
+	/* Every document says which key set it follows (docs/schema/). */
+	json_object_set_new(jstack[0], "schema-version", json_integer(ETHTUNE_SCHEMA_VERSION));
 }
 
 void delete_json_obj(void)

@@ -948,14 +948,14 @@ static void print_result(const struct modset *m, const struct lb_result *r, bool
 	else
 		print_float(PRINT_ANY, "completions-per-event", " %7.2f",
 			    r->events ? (double)r->n / r->events : 0);
-	open_json_object("latency-us");
-	print_float(PRINT_ANY, "p50", " %8.1f", r->lat.p50);
-	print_float(PRINT_ANY, "p90", " %8.1f", r->lat.p90);
-	print_float(PRINT_ANY, "p99", " %8.1f", r->lat.p99);
-	print_float(PRINT_ANY, "p99.9", " %8.1f", r->lat.p999);
-	print_float(PRINT_ANY, "max", " %9.1f\n", r->lat.max);
-	print_float(PRINT_JSON, "min", NULL, r->lat.min);
-	print_float(PRINT_JSON, "mean", NULL, r->lat.mean);
+	open_json_object("latency");
+	print_float(PRINT_ANY, "p50-us", " %8.1f", r->lat.p50);
+	print_float(PRINT_ANY, "p90-us", " %8.1f", r->lat.p90);
+	print_float(PRINT_ANY, "p99-us", " %8.1f", r->lat.p99);
+	print_float(PRINT_ANY, "p99.9-us", " %8.1f", r->lat.p999);
+	print_float(PRINT_ANY, "max-us", " %9.1f\n", r->lat.max);
+	print_float(PRINT_JSON, "min-us", NULL, r->lat.min);
+	print_float(PRINT_JSON, "mean-us", NULL, r->lat.mean);
 	close_json_object();
 	close_json_object();
 }

@@ -11,6 +11,10 @@ enum output_type {
 	PRINT_ANY = 3,	/* both */
 };
 
+/* Version of the JSON key set (docs/schema/), the first key of every document; bump it when a key
+ * is renamed, removed or changes type or unit. */
+#define ETHTUNE_SCHEMA_VERSION 1
+
 /* Start a document: json != 0 selects JSON, collected and written by delete_json_obj(). */
 void new_json_obj(int json);
 void delete_json_obj(void);

@@ -91,7 +91,7 @@ c = []
 for f in sorted(glob.glob(sys.argv[1] + "/on*.txlat.json")):
     try:
         b = json.load(open(f))["bpf"]
-        c.append((b["cpu_pct"], b["ns_per_run"], b["runs"]))
+        c.append((b["cpu-pct"], b["ns-per-run"], b["runs"]))
     except Exception:
         pass
 if c:

@@ -33,7 +33,8 @@ run() {
 		>"$T/$name.json" 2>"$T/$name.err"
 	rc=$?
 	[ $rc -eq 0 ] || { sed 's/^/#   /' "$T/$name.err"; return $rc; }
-	ktap_diag "$name: $(jq_py "$T/$name.json" "'%s, D %.0f [%.0f, %.0f] us, one flow %.0f [%.0f, %.0f], two %.0f, %d rounds, measured loss %.0f%%, model %.0f%%' % (j['verdict'], j.get('D-us', -1), j.get('D-lo-us', -1), j.get('D-hi-us', -1), j.get('probe', {}).get('one-flow-mbps', -1), j.get('probe', {}).get('one-flow-lo-mbps', -1), j.get('probe', {}).get('one-flow-hi-mbps', -1), j.get('probe', {}).get('two-flows-mbps', -1), j.get('probe', {}).get('rounds', 0), j.get('measured-loss-pct', -1), j.get('model-loss-pct', -1))" 2>&1), $(($(date +%s) - t0)) s"
+	ktap_schema "$name: diagnose --json fits docs/schema/diagnose.json" diagnose "$T/$name.json"
+	ktap_diag "$name: $(jq_py "$T/$name.json" "'%s, D %.0f [%.0f, %.0f] us, one flow %.0f [%.0f, %.0f], two %.0f, %d rounds, measured loss %.0f%%, model %.0f%%' % (j['verdict'], j.get('d-us', -1), j.get('d-lo-us', -1), j.get('d-hi-us', -1), j.get('probe', {}).get('one-flow-mbps', -1), j.get('probe', {}).get('one-flow-lo-mbps', -1), j.get('probe', {}).get('one-flow-hi-mbps', -1), j.get('probe', {}).get('two-flows-mbps', -1), j.get('probe', {}).get('rounds', 0), j.get('measured-loss-pct', -1), j.get('model-loss-pct', -1))" 2>&1), $(($(date +%s) - t0)) s"
 	jq_py "$T/$name.json" "'\\n'.join(j.get('inconclusive-reason', '').split('\\n'))" 2>/dev/null | grep . | sed 's/^/#   inconclusive: /'
 }
 
@@ -49,7 +50,7 @@ check() {
 		v=$(jq_py "$T/$name.$r.json" "j['verdict']" 2>/dev/null)
 		case "|$allowed|" in *"|$v|"*) ;; *) bad="$bad run $r: $v;" ;; esac
 		if [ -n "$us" ]; then
-			d=$(jq_py "$T/$name.$r.json" "j.get('D-us', -1)" 2>/dev/null)
+			d=$(jq_py "$T/$name.$r.json" "j.get('d-us', -1)" 2>/dev/null)
 			python3 -c "import sys; sys.exit(0 if $lo <= ${d:--1} <= $hi else 1)" ||
 				bad="$bad run $r: D $d us;"
 		fi

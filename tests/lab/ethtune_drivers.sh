@@ -101,6 +101,8 @@ for obj, name in (("coalesce", "coalesce"), ("rings", "ring")):
 		continue
 	fi
 	ktap_ok "$dev ($drv): ethtune show reports $(echo "$keys" | grep -c .) coalesce/ring values"
+	printf '%s\n' "$json" >"$ETHTUNE_STATE_DIR/show-$dev.json"
+	ktap_schema "$dev ($drv): show --json fits docs/schema/show.json" show "$ETHTUNE_STATE_DIR/show-$dev.json"
 	"$ET" show "$dev" >/dev/null 2>&1 && ktap_ok "$dev: ethtune show (text)" || ktap_fail "$dev: ethtune show (text)"
 	before=$(snap "$dev")
 	NEED_DOWN=0

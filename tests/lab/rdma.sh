@@ -41,6 +41,7 @@ else
 	ktap_fail "rdma list shows the RoCEv2 GID ::ffff:198.18.10.1"
 fi
 "$ET" rdma list | sed 's/^/# /'
+ktap_schema "rdma list --json fits docs/schema/rdma.json" rdma "$T/list.json"
 
 # caps
 if "$ET" --json rdma caps rxe0 >"$T/caps.json" 2>"$T/err" &&
@@ -49,28 +50,32 @@ if "$ET" --json rdma caps rxe0 >"$T/caps.json" 2>"$T/err" &&
 else
 	ktap_fail "rdma caps rxe0 prints device limits"; sed 's/^/# /' "$T/err"
 fi
+ktap_schema "rdma caps --json fits docs/schema/rdma.json" rdma "$T/caps.json"
 modok=$(jq_py "$T/caps.json" "j['devices'][0]['cq-moderation']" 2>/dev/null)
 ktap_diag "rxe0 cq-moderation: $modok; direct verbs: $(jq_py "$T/caps.json" "j['devices'][0].get('direct-verbs','mlx5dv')" 2>/dev/null)"
 
 # a real RC loopback, event mode, then busy-poll with a deeper queue
 if "$ET" --json rdma probe rxe0 --iters 2000 >"$T/p1.json" 2>"$T/err" &&
-	[ "$(jq_py "$T/p1.json" "j['results'][0]['latency-us']['p50'] > 0 and j['results'][0]['completions'] == 2000")" = True ]; then
+	[ "$(jq_py "$T/p1.json" "j['results'][0]['latency']['p50-us'] > 0 and j['results'][0]['completions'] == 2000")" = True ]; then
 	ktap_ok "rdma probe rxe0: RC loopback reports percentiles"
-	ktap_diag "$(jq_py "$T/p1.json" "'event depth 1 msg 64: %.0f msgs/s p50 %.1f p99 %.1f p99.9 %.1f us' % (j['results'][0]['msgs-per-s'], j['results'][0]['latency-us']['p50'], j['results'][0]['latency-us']['p99'], j['results'][0]['latency-us']['p99.9'])")"
+	ktap_diag "$(jq_py "$T/p1.json" "'event depth 1 msg 64: %.0f msgs/s p50 %.1f p99 %.1f p99.9 %.1f us' % (j['results'][0]['msgs-per-s'], j['results'][0]['latency']['p50-us'], j['results'][0]['latency']['p99-us'], j['results'][0]['latency']['p99.9-us'])")"
 else
 	ktap_fail "rdma probe rxe0: RC loopback reports percentiles"; sed 's/^/# /' "$T/err" "$T/p1.json" | head
 fi
+ktap_schema "rdma probe --json fits docs/schema/rdma.json" rdma "$T/p1.json"
 if "$ET" --json rdma probe rxe0 --poll --depth 8 --msg-size 4K --iters 2000 >"$T/p2.json" 2>"$T/err"; then
 	ktap_ok "rdma probe rxe0 --poll --depth 8 --msg-size 4K"
-	ktap_diag "$(jq_py "$T/p2.json" "'poll depth 8 msg 4K: %.0f msgs/s p50 %.1f p99 %.1f us' % (j['results'][0]['msgs-per-s'], j['results'][0]['latency-us']['p50'], j['results'][0]['latency-us']['p99'])")"
+	ktap_diag "$(jq_py "$T/p2.json" "'poll depth 8 msg 4K: %.0f msgs/s p50 %.1f p99 %.1f us' % (j['results'][0]['msgs-per-s'], j['results'][0]['latency']['p50-us'], j['results'][0]['latency']['p99-us'])")"
 else
 	ktap_fail "rdma probe rxe0 --poll --depth 8 --msg-size 4K"; sed 's/^/# /' "$T/err"
 fi
+ktap_schema "rdma probe --poll --json fits docs/schema/rdma.json" rdma "$T/p2.json"
 
 # moderation: reported plainly either way
 "$ET" --json rdma probe rxe0 --sweep --iters 500 --depth 4 >"$T/sw.json" 2>"$T/err"
 rc=$?
 sup=$(jq_py "$T/sw.json" "j['cq-moderation']['supported']" 2>/dev/null)
+ktap_schema "rdma probe --sweep --json fits docs/schema/rdma.json" rdma "$T/sw.json"
 if [ $rc -eq 0 ] && [ "$sup" = False ] && [ "$(jq_py "$T/sw.json" "len(j['results'])")" = 1 ]; then
 	ktap_ok "rdma probe --sweep reports CQ moderation unsupported on rxe0"
 	ktap_diag "$(jq_py "$T/sw.json" "j['cq-moderation'].get('modify-cq-error', '')")"

@@ -35,6 +35,7 @@ if ip link show txsim0 >/dev/null 2>&1; then
 	rc=$?
 	jq_py "$T/thr.json" "'\\n'.join('%s %s: %.1f / %.1f Mbit/s, p99 %s us, irq/s %s' % (s['tx-usecs'], 'pareto' if s['pareto'] else '', s['mbps'], s['mbps-constrained'], s.get('rr-p99-us'), s.get('irq-per-s')) for s in j['coalesce-sweep']['points'])" 2>/dev/null | sed 's/^/# /'
 	[ $rc -eq 0 ] || sed 's/^/# /' "$T/thr.err"
+	ktap_schema "txsim tune --json fits docs/schema/tune.json" tune "$T/thr.json"
 	pick=$(jq_py "$T/thr.json" "j['recommendation']['value']" 2>/dev/null)
 	ktap_diag "throughput objective picked tx-usecs $pick (goodput at line rate $GOODPUT Mbit/s)"
 	if python3 -c "
@@ -49,6 +50,7 @@ sys.exit(0 if r['mbps'] >= 0.95 * $GOODPUT and r['mbps-constrained'] >= 0.95 * $
 	$A "$ET" --json tune txsim0 --peer 198.18.0.2 --objective latency --param tx-usecs \
 		--values $VALUES --duration 1 --warmup 0.3 >"$T/lat.json" 2>"$T/lat.err"
 	lpick=$(jq_py "$T/lat.json" "j['recommendation']['value']" 2>/dev/null)
+	ktap_schema "txsim tune --objective latency --json fits docs/schema/tune.json" tune "$T/lat.json"
 	[ "$lpick" = 0 ] && ktap_ok "latency: picks the smallest delay" ||
 		{ ktap_fail "latency: picks the smallest delay (got '$lpick')"; sed 's/^/# /' "$T/lat.err"; }
 	if [ -s "$T/txsim.profile" ]; then
@@ -82,6 +84,7 @@ for spec in "ee0 ee1 e1000e rx-usecs --values 3,50" "vn0 vn1 virtio_net tx-frame
 	rc=$?
 	jq_py "$T/$drv.json" "'\\n'.join('%s %s: %.1f / %.1f Mbit/s, p99 %s us' % (j['param'], s[j['param']], s['mbps'], s['mbps-constrained'], s.get('rr-p99-us')) for s in j['coalesce-sweep']['points'])" 2>/dev/null | sed 's/^/# /'
 	sed 's/^/# stderr: /' "$T/$drv.err"
+	ktap_schema "$drv: tune --json fits docs/schema/tune.json" tune "$T/$drv.json"
 	got=$(jq_py "$T/$drv.json" "'%s %d %s' % (j['param'], len(j['coalesce-sweep']['points']), all(j['param'] + '-actual' not in p for p in j['coalesce-sweep']['points']))" 2>/dev/null)
 	if [ $rc -eq 0 ] && [ "$got" = "$knob 2 True" ]; then
 		ktap_ok "$drv: tune swept its TX completion knob $knob over 2 settings, each taking effect"

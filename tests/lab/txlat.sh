@@ -24,13 +24,15 @@ OUT=$(mktemp -d)
 py() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
 A="ip netns exec $LAB_NS_A"
 
-# txlat_run NAME DEV SUBNET [IPERF-OPTS]: traces DEV in lab-a while iperf3 runs one flow to lab-b.
+# txlat_run NAME DEV SUBNET [IPERF-OPTS]: traces DEV in lab-a while iperf3 runs one flow to lab-b;
+# a report it writes is checked against its schema.
 txlat_run() {
 	ip netns exec $LAB_NS_B iperf3 -s -1 -D -B "198.18.$3.2" >/dev/null 2>&1
 	sleep 0.5
 	"$ET" --netns $LAB_NS_A --json txlat "$2" \
 		--load-cmd "timeout $((SECS + 20)) iperf3 -c 198.18.$3.2 -t $SECS ${4:-}" \
-		>"$OUT/$1.json" 2>"$OUT/$1.err"
+		>"$OUT/$1.json" 2>"$OUT/$1.err" || return
+	ktap_schema "$1: txlat --json fits docs/schema/txlat.json" txlat "$OUT/$1.json"
 }
 
 ktap_header "txlat in the guest: $(uname -r)"
@@ -55,7 +57,7 @@ else
 		fi
 		# modelled serialization of the mean skb at SPEED: TSO headers repeated per 1448-byte
 		# segment plus FCS, preamble and gap
-		vals=$(py "$OUT/us$us.json" '"%.1f %.1f %d %.1f" % (j["queues"][0]["p50_us"], j["queues"][0]["mean_us"], j["queues"][0]["freed"], j["queues"][0]["bytes"] / j["queues"][0]["xmit"] * (1 + 90 / 1448) * 8 / '"$SPEED"')')
+		vals=$(py "$OUT/us$us.json" '"%.1f %.1f %d %.1f" % (j["queues"][0]["p50-us"], j["queues"][0]["mean-us"], j["queues"][0]["freed"], j["queues"][0]["bytes"] / j["queues"][0]["xmit"] * (1 + 90 / 1448) * 8 / '"$SPEED"')')
 		read -r p50 mean n ser <<<"$vals"
 		want=$(python3 -c "print('%.1f' % ($us + $ser))")
 		ktap_diag "tx-usecs $us: $n skbs, median $p50 us, mean $mean us; expected tx-usecs + serialization = $want us"
@@ -117,7 +119,7 @@ else
 	ktap_diag "txsim orphan-at-xmit: $(py "$OUT/orphan.json" 'j["tcp"]' 2>/dev/null)"
 	if [ "$v" = orphaning ]; then ktap_ok "txsim orphan-at-xmit reported as orphaning"
 	else ktap_fail "txsim orphan-at-xmit reported as orphaning (got '$v')"; sed 's/^/# /' "$OUT/orphan.err"; fi
-	if [ "$(py "$OUT/orphan.json" 'j["free_is"]' 2>/dev/null)" = driver ]; then
+	if [ "$(py "$OUT/orphan.json" 'j["free-is"]' 2>/dev/null)" = driver ]; then
 		ktap_ok "txsim free labelled as a driver completion"
 	else
 		ktap_fail "txsim free labelled as a driver completion"

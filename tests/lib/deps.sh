@@ -3,7 +3,8 @@
 set -e
 PKGS="build-essential pkg-config libmnl-dev libjansson-dev libcmocka-dev libbpf-dev bpftool
 clang llvm libelf-dev zlib1g-dev libibverbs-dev rdma-core ibverbs-providers iproute2 ethtool
-iperf3 sockperf kmod procps qemu-system-x86 busybox-static cpio python3"
+iperf3 sockperf kmod procps qemu-system-x86 busybox-static cpio python3
+python3-jsonschema"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -18,3 +18,9 @@ ktap_check_fail() {
 	else ktap_ok "$d"; printf '%s\n' "$out" | head -3 | sed 's/^/#   /'; fi
 }
 ktap_finish() { echo "1..$KTAP_N"; [ "$KTAP_FAILED" -eq 0 ]; }
+# ktap_schema DESC CMD FILE: pass when FILE (a command's --json output) fits docs/schema/CMD.json.
+ktap_schema() {
+	local d="$1" out
+	if out=$(python3 "$(dirname "${BASH_SOURCE[0]}")/schema_check.py" "$2" "$3" 2>&1); then ktap_ok "$d"
+	else ktap_fail "$d"; printf '%s\n' "$out" | sed 's/^/# /' | head -10; fi
+}

@@ -26,6 +26,8 @@ out=$(ip netns exec $A "$E" --json sweep tsq dga --peer 198.18.7.2 --duration 0.
 ktap_check "sweep tsq: JSON with points and a fit" python3 -c '
 import json,sys; d=json.loads(sys.argv[1]); s=d["tsq-sweep"]
 assert len(s["points"]) >= 4, s; assert all(p["mbps"] > 0 for p in s["points"]); assert "fit" in s or s["fit-failed"]' "$out"
+printf '%s\n' "$out" >"$ETHTUNE_STATE_DIR/sweep.json"
+ktap_schema "sweep tsq --json fits docs/schema/sweep.json" sweep "$ETHTUNE_STATE_DIR/sweep.json"
 ktap_check "sweep tsq restored tcp_limit_output_bytes" bash -c "[ \$(ip netns exec $A sysctl -n net.ipv4.tcp_limit_output_bytes) = 1234567 ]"
 ktap_check "journal empty after the sweep" bash -c "'$E' restore --list | grep -q empty"
 ktap_check "sweep tsq wrote an SVG plot" grep -q "<polyline" "$ETHTUNE_STATE_DIR/d.svg"
@@ -36,6 +38,8 @@ el=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 ktap_check "diagnose: veth is a software device" python3 -c '
 import json,sys; d=json.loads(sys.argv[1]); assert d["verdict"]=="software-device", d["verdict"]
 f=[x for x in d["findings"] if x["name"] == "software-device"]; assert f and f[0]["evidence"], d["findings"]' "$out"
+printf '%s\n' "$out" >"$ETHTUNE_STATE_DIR/diagnose.json"
+ktap_schema "diagnose --json fits docs/schema/diagnose.json" diagnose "$ETHTUNE_STATE_DIR/diagnose.json"
 ktap_diag "diagnose took $el s on the host veth pair"
 ktap_check "diagnose finishes within 60 s" awk -v e="$el" 'BEGIN { exit !(e < 60) }'
 ktap_check "diagnose restored tcp_limit_output_bytes" bash -c "[ \$(ip netns exec $A sysctl -n net.ipv4.tcp_limit_output_bytes) = 1234567 ]"

@@ -14,7 +14,8 @@ ktap_ok "serve starts in $PE_B"
 P() { "$E" --netns $PE_A probe --peer $PE_IP_B "$@"; }
 J=$(mktemp /tmp/etp-json.XXXXXX)
 trap 'rm -f $J; pe_cleanup' EXIT
-# jcheck DESC PYEXPR PROBE-ARGS...: run with --json, assert the python expression on d.
+# jcheck DESC PYEXPR PROBE-ARGS...: run with --json, assert the python expression on d and
+# check the document against its schema.
 jcheck() {
 	local d=$1 expr=$2; shift 2
 	if ! P "$@" --json >"$J" 2>"$J.err"; then ktap_fail "$d"; sed 's/^/# /' "$J.err"; return; fi
@@ -23,6 +24,7 @@ jcheck() {
 	else
 		ktap_fail "$d"; sed 's/^/# /' "$J.err" | tail -3
 	fi
+	ktap_schema "$d: --json fits docs/schema/probe.json" probe "$J"
 }
 jcheck "stream: summed throughput > 0" "r['throughput-mbps'] > 0 and len(r['flow-mbps']) == 1" \
 	--duration 1 --warmup 0.2
@@ -33,9 +35,9 @@ jcheck "maerts: receive direction measured, sender tcp_info and device counters 
 	"r['throughput-mbps'] > 0 and 'rtt-us' in r['sender-tcp-info'] and r['device-counters']['rx-bytes'] > 0 and r['remote-device-counters']['dev'] == '$PE_VB' and r['remote-device-counters']['tx-bytes'] > 0" \
 	--test maerts --duration 1 --warmup 0.2
 jcheck "rr 1 byte, pinned L,R: tps and latency p50/p90/p99/p99.9" \
-	"r['transactions-per-s'] > 0 and all(k in r['latency-us'] for k in ('p50','p90','p99','p99.9')) and r['latency-us']['p50'] <= r['latency-us']['p99.9']" \
+	"r['transactions-per-s'] > 0 and all(k in r['latency'] for k in ('p50-us','p90-us','p99-us','p99.9-us')) and r['latency']['p50-us'] <= r['latency']['p99.9-us']" \
 	--test rr --msg-size 1 --cpu 0,1 --nodelay --duration 1 --warmup 0.2
-jcheck "crr: transactions/s" "r['transactions-per-s'] > 0 and r['latency-us']['samples'] > 0" \
+jcheck "crr: transactions/s" "r['transactions-per-s'] > 0 and r['latency']['samples'] > 0" \
 	--test crr --msg-size 1 --duration 1 --warmup 0.2
 for rb in 8K 64K auto; do
 	jcheck "seed 000: 32 flows x 256 B, nodelay, rcvbuf $rb, maerts" \

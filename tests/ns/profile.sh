@@ -116,6 +116,12 @@ ktap_check "apply veth-test" "$ET" --netns "$NS" profile apply vpa veth-test
 ktap_check "verify: no drift after apply" "$ET" --netns "$NS" profile verify vpa veth-test
 out=$("$ET" --json --netns "$NS" profile verify vpa veth-test 2>&1)
 echo "$out" | grep -q '"drift": 0' && ktap_ok "verify --json" || ktap_fail "verify --json"
+printf '%s\n' "$out" >"$TMP/verify.json"
+ktap_schema "verify --json fits docs/schema/profile.json" profile "$TMP/verify.json"
+"$ET" --json --netns "$NS" profile match vpa >"$TMP/match.json" 2>/dev/null
+ktap_schema "match --json fits docs/schema/profile.json" profile "$TMP/match.json"
+"$ET" --json --netns "$NS" profile apply vpa veth-test --dry-run >"$TMP/apply.json" 2>/dev/null
+ktap_schema "apply --dry-run --json fits docs/schema/profile.json" profile "$TMP/apply.json"
 ip netns exec "$NS" ethtool -L vpa rx 1
 ktap_check_fail "verify detects drift made behind its back" "$ET" --netns "$NS" profile verify vpa veth-test
 # journal entries carry their namespace; restore enters it itself

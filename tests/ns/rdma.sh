@@ -16,6 +16,8 @@ out=$("$ET" --json rdma list 2>&1); rc=$?
 [ $rc -eq 0 ] && printf '%s' "$out" | python3 -c 'import json,sys; assert json.load(sys.stdin)["devices"] == []' 2>/dev/null &&
 	ktap_ok "rdma list --json gives an empty device array" ||
 	{ ktap_fail "rdma list --json gives an empty device array"; ktap_diag "$out"; }
+T=$(mktemp); printf '%s\n' "$out" >"$T"
+ktap_schema "rdma list --json fits docs/schema/rdma.json" rdma "$T"; rm -f "$T"
 err=$("$ET" rdma probe rxe0 2>&1 >/dev/null); rc=$?
 [ $rc -eq 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s' "$err" | grep -q "^ethtune: no RDMA device 'rxe0'" &&
 	ktap_ok "rdma probe exits 1 with one clear line" ||

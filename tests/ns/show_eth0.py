@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compare `ethtune show DEV --json` field by field with ethtool and ip (read-only). KTAP out."""
-import json, re, subprocess, sys
+import json, os, re, subprocess, sys
 
 dev = sys.argv[2] if len(sys.argv) > 2 else "eth0"
 et = sys.argv[1]
@@ -170,6 +170,11 @@ for k, v in ours.get("sysctl", {}).items():
     if str(v) != ref:
         bad.append("%s: /proc %r, ethtune %r" % (k, ref, v))
 result(not bad and ours.get("sysctl"), "sysctls agree with /proc/sys", "\n".join(bad))
+
+# The document fits its schema (docs/schema/show.json).
+chk = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib",
+                      "schema_check.py"), "show", "-"], input=json.dumps(ours), capture_output=True, text=True)
+result(chk.returncode == 0, "show --json fits docs/schema/show.json", chk.stderr)
 
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

@@ -19,10 +19,12 @@ ip -n $NS tuntap add dev tun0 mode tun 2>/dev/null
 ip -n $NS link set lo up
 
 json_ok() { "$E" --netns $NS show "$1" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["ifname"]==sys.argv[1]; assert "link" in d and "mtu" in d["link"]; assert "sysctl" in d' "$1"; }
+schema_ok() { "$E" --netns $NS show "$1" --json | python3 "$(dirname "$0")/../lib/schema_check.py" show -; }
 for dev in lo ${VA} tun0; do
 	if ! ip -n $NS link show $dev >/dev/null 2>&1; then ktap_skip "show $dev" "no $dev"; continue; fi
 	ktap_check "show $dev (text)" "$E" --netns $NS show $dev
 	ktap_check "show $dev --json parses, has link and sysctl" json_ok $dev
+	ktap_check "show $dev --json fits docs/schema/show.json" schema_ok $dev
 done
 # Text has n/a where JSON has nothing: veth reports no coalescing at all.
 ktap_check "missing values: n/a in text" bash -c "'$E' --netns $NS show ${VA} | grep -q '^bus-info .*n/a'"

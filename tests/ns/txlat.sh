@@ -37,27 +37,28 @@ if [ $rc -eq 0 ] && jcheck "$OUT/r.json" 'd["queues"][0]["xmit"] > 100'; then
 else
 	ktap_fail "JSON report with skbs traced under load (status $rc)"; sed 's/^/# /' "$OUT/r.err" "$OUT/r.json" | head -20
 fi
-if jcheck "$OUT/r.json" 'd["free_is"] == "receiver" and d["kind"] == "veth"'; then
+if jcheck "$OUT/r.json" 'd["free-is"] == "receiver" and d["kind"] == "veth"'; then
 	ktap_ok "veth free labelled receiver-side"
 else
 	ktap_fail "veth free labelled receiver-side"
 fi
-if jcheck "$OUT/r.json" 'd["peer_rx"]["count"] >= 0.9 * d["queues"][0]["xmit"] and d["peer_rx"]["p50_us"] > 0'; then
+if jcheck "$OUT/r.json" 'd["peer-rx"]["count"] >= 0.9 * d["queues"][0]["xmit"] and d["peer-rx"]["p50-us"] > 0'; then
 	ktap_ok "veth: every skb timed to the peer's receive"
 else
 	ktap_fail "veth: every skb timed to the peer's receive"
 fi
-if jcheck "$OUT/r.json" 'd["queues"][0]["freed"] > 0 and 0 < d["queues"][0]["p50_us"] <= d["queues"][0]["p99_us"] <= d["queues"][0]["max_us"]'; then
+if jcheck "$OUT/r.json" 'd["queues"][0]["freed"] > 0 and 0 < d["queues"][0]["p50-us"] <= d["queues"][0]["p99-us"] <= d["queues"][0]["max-us"]'; then
 	ktap_ok "percentiles ordered (p50 <= p99 <= max)"
 else
 	ktap_fail "percentiles ordered (p50 <= p99 <= max)"
 fi
-if jcheck "$OUT/r.json" 'd["tcp"]["owned_at_xmit"] > 0 and d["tcp"]["verdict"] in ("orphaning", "owned")'; then
+if jcheck "$OUT/r.json" 'd["tcp"]["owned-at-xmit"] > 0 and d["tcp"]["verdict"] in ("orphaning", "owned")'; then
 	ktap_ok "TCP ownership counted"
 else
 	ktap_fail "TCP ownership counted"
 fi
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); q=d['queues'][0]; print('# veth: xmit %d freed %d p50 %.1f us p99 %.1f us; tcp %s' % (q['xmit'], q['freed'], q['p50_us'], q['p99_us'], d['tcp']['verdict']))" "$OUT/r.json" 2>/dev/null
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); q=d['queues'][0]; print('# veth: xmit %d freed %d p50 %.1f us p99 %.1f us; tcp %s' % (q['xmit'], q['freed'], q['p50-us'], q['p99-us'], d['tcp']['verdict']))" "$OUT/r.json" 2>/dev/null
+ktap_schema "txlat --json fits docs/schema/txlat.json" txlat "$OUT/r.json"
 
 "$ETHTUNE" --netns $A txlat txlns0 --duration 2 --load-cmd "$LOAD" >"$OUT/t.txt" 2>&1
 if grep -q 'receiver-side' "$OUT/t.txt" && grep -q '^  tx-0 ' "$OUT/t.txt"; then
@@ -71,23 +72,25 @@ fi
 ip netns exec $A ethtool -K txlns0 tso off gso on >/dev/null 2>&1
 "$ETHTUNE" --netns $A --json txlat txlns0 --load-cmd "$LOAD" >"$OUT/g.json" 2>"$OUT/g.err"
 ip netns exec $A ethtool -K txlns0 tso on >/dev/null 2>&1
-if jcheck "$OUT/g.json" 'd["queues"][0]["bytes"] / d["queues"][0]["xmit"] <= 1514 and d["tcp"]["owned_at_xmit"] >= 0.99 * (d["tcp"]["skbs"] - d["tcp"]["sock_wfree_at_xmit"]) and d["peer_rx"]["count"] >= 0.9 * d["queues"][0]["xmit"]'; then
+if jcheck "$OUT/g.json" 'd["queues"][0]["bytes"] / d["queues"][0]["xmit"] <= 1514 and d["tcp"]["owned-at-xmit"] >= 0.99 * (d["tcp"]["skbs"] - d["tcp"]["sock-wfree-at-xmit"]) and d["peer-rx"]["count"] >= 0.9 * d["queues"][0]["xmit"]'; then
 	ktap_ok "software GSO segments timed one by one, owned by tcp_wfree"
 else
 	ktap_fail "software GSO segments timed one by one, owned by tcp_wfree"; sed 's/^/# /' "$OUT/g.err" | head -5
 fi
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); q=d['queues'][0]; print('# gso: %d skbs of %.0f bytes; tcp owned %d of %d' % (q['xmit'], q['bytes']/q['xmit'], d['tcp']['owned_at_xmit'], d['tcp']['skbs']))" "$OUT/g.json" 2>/dev/null
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); q=d['queues'][0]; print('# gso: %d skbs of %.0f bytes; tcp owned %d of %d' % (q['xmit'], q['bytes']/q['xmit'], d['tcp']['owned-at-xmit'], d['tcp']['skbs']))" "$OUT/g.json" 2>/dev/null
+ktap_schema "txlat --json (software GSO) fits docs/schema/txlat.json" txlat "$OUT/g.json"
 
 # --load runs ethtune's own probe against an "ethtune serve" in the peer namespace
 ip netns exec $B "$ETHTUNE" serve --port $((PORT + 1)) >/dev/null 2>&1 &
 sleep 0.5
 "$ETHTUNE" --netns $A --json txlat txlns0 --load "--peer 198.18.79.2:$((PORT + 1)) --duration 2 --warmup 0" \
 	>"$OUT/p.json" 2>"$OUT/p.err"
-if jcheck "$OUT/p.json" 'd["load_exit"] == 0 and d["queues"][0]["xmit"] > 100'; then
+if jcheck "$OUT/p.json" 'd["load-exit"] == 0 and d["queues"][0]["xmit"] > 100'; then
 	ktap_ok "--load runs ethtune probe through the device"
 else
 	ktap_fail "--load runs ethtune probe through the device"; sed 's/^/# /' "$OUT/p.err" | head -5
 fi
+ktap_schema "txlat --load --json fits docs/schema/txlat.json" txlat "$OUT/p.json"
 
 for b in raw tracepoint; do
 	# tracefs may get mounted by the tool: do it in a private mount namespace
@@ -95,6 +98,7 @@ for b in raw tracepoint; do
 		>"$OUT/$b.json" 2>"$OUT/$b.err"
 	if jcheck "$OUT/$b.json" "d['backend'] == '$b' and d['queues'][0]['freed'] > 0"; then
 		ktap_ok "backend $b traces"
+		ktap_schema "backend $b: --json fits docs/schema/txlat.json" txlat "$OUT/$b.json"
 	elif grep -q "tracefs" "$OUT/$b.err"; then
 		ktap_ok "backend $b: clear tracefs message"; sed 's/^/#   /' "$OUT/$b.err"
 	else
@@ -109,11 +113,12 @@ for i in range(200):
 udppid=$!
 "$ETHTUNE" --netns $A --json txlat lo --duration 1 >"$OUT/lo.json" 2>"$OUT/lo.err"
 wait $udppid
-if jcheck "$OUT/lo.json" 'd["free_is"] == "receiver" and d["peer_rx"]["count"] > 0'; then
+if jcheck "$OUT/lo.json" 'd["free-is"] == "receiver" and d["peer-rx"]["count"] > 0'; then
 	ktap_ok "loopback free labelled receiver-side"
 else
 	ktap_fail "loopback free labelled receiver-side"; sed 's/^/# /' "$OUT/lo.err"
 fi
+ktap_schema "txlat lo --json fits docs/schema/txlat.json" txlat "$OUT/lo.json"
 
 expect() {	# expect DESC STATUS GREP CMD...: exit status and a stderr line naming the problem
 	local d=$1 want=$2 pat=$3 out rc; shift 3
