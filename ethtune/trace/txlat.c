@@ -20,11 +20,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "cli/commands.h"
 #include "nl/devobj.h"
 #include "util/ethtune.h"
+#include "trace/trace.h"
 #include "out/json_print.h"
-#include "cli/showext.h"
 #include "txlat.h"
 #include "txlat.skel.h"
 
@@ -984,130 +983,50 @@ static void txlat_report(struct txlat_run *r, const char *driver, const char *ki
 	close_json_object();
 }
 
-/* One line: what is wrong, then the usage. */
-static int txlat_usage(const char *what, const char *arg)
+bool txlat_backend_known(const char *name)
 {
-	et_err("txlat: %s%s%s (usage: ethtune txlat DEV [--duration S] [--load 'PROBE-ARGS' | "
-	       "--load-cmd 'CMD'] [--backend btf|raw|tracepoint])",
-	       what, arg ? " " : "", arg ? arg : "");
-	return EXIT_USAGE;
+	size_t b;
+
+	for (b = 0; b < N_BACKENDS; b++)
+		if (!strcmp(name, txlat_backends[b].name))
+			return true;
+	return false;
 }
 
-/* Split a load string on blanks into a NULL-terminated argv after the given prefix. */
-static char **split_args(const char *prefix0, const char *prefix1, const char *s)
-{
-	char *copy = strdup(s), *tok, *save = NULL;
-	char **argv = calloc(strlen(s) / 2 + 4, sizeof(char *));
-	int n = 0;
-
-	if (!copy || !argv) {
-		free(copy);
-		free(argv);
-		return NULL;
-	}
-	if (prefix0)
-		argv[n++] = (char *)prefix0;
-	if (prefix1)
-		argv[n++] = (char *)prefix1;
-	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-		argv[n++] = tok;
-	argv[n] = NULL;
-	return argv;
-}
-
-int cmd_txlat(int argc, char **argv)
+int txlat_main(const char *dev, double duration_s, const char *backend, char **load_argv)
 {
 	static struct txlat_run r;
-	char exe[4096];
 	struct et_drvinfo d = {};
 	struct et_link l = {};
 	struct nl_sock ns;
 	struct stat sb;
-	double dur = -1;
-	int i, ret;
+	int ret;
 
 	memset(&r, 0, sizeof(r));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--duration") || !strcmp(a, "--load") || !strcmp(a, "--load-cmd") ||
-		    !strcmp(a, "--backend")) {
-			if (i + 1 >= argc) {
-				et_err("txlat: %s needs a value", a);
-				return EXIT_USAGE;
-			}
-			if (!strcmp(a, "--duration")) {
-				char *end;
-
-				dur = strtod(argv[++i], &end);
-				if (*end || end == argv[i] || !(dur > 0) || dur > 86400) {
-					et_err("txlat: invalid --duration '%s' (seconds, > 0)",
-					       argv[i]);
-					return EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--backend")) {
-				size_t b;
-
-				r.backend = argv[++i];
-				for (b = 0; b < N_BACKENDS; b++)
-					if (!strcmp(r.backend, txlat_backends[b].name))
-						break;
-				if (b == N_BACKENDS) {
-					et_err("txlat: unknown --backend '%s' (btf, raw, "
-					       "tracepoint)",
-					       r.backend);
-					return EXIT_USAGE;
-				}
-			} else if (r.load_argv) {
-				et_err("txlat: only one --load or --load-cmd");
-				return EXIT_USAGE;
-			} else if (!strcmp(a, "--load")) {
-				ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-				if (n <= 0) {
-					et_err("txlat: cannot find the ethtune binary for --load");
-					return EXIT_FAIL;
-				}
-				exe[n] = 0;
-				r.load_argv = split_args(exe, "probe", argv[++i]);
-			} else {
-				r.load_argv = split_args("/bin/sh", "-c", "");
-				if (r.load_argv)
-					r.load_argv[2] = argv[++i];
-			}
-		} else if (a[0] == '-') {
-			return txlat_usage("unknown option", a);
-		} else if (r.dev) {
-			et_err("txlat: unexpected argument '%s' (one device at a time)", a);
-			return EXIT_USAGE;
-		} else {
-			r.dev = a;
-		}
-	}
-	if (!r.dev) {
-		return txlat_usage("missing device", NULL);
-	}
-	r.duration_s = dur > 0 ? dur : (r.load_argv ? 0 : 5);
-	if (enter_netns_opt())
-		return EXIT_FAIL;
-	if (strlen(r.dev) >= IFNAMSIZ || !(r.ifindex = if_nametoindex(r.dev))) {
-		report_missing_dev(r.dev);
-		return EXIT_FAIL;
-	}
+	r.dev = dev;
+	r.duration_s = duration_s;
+	r.backend = backend;
+	r.load_argv = load_argv;
+	ret = enter_netns_opt();
+	if (ret)
+		return ret;
+	if (strlen(r.dev) >= IFNAMSIZ || !(r.ifindex = if_nametoindex(r.dev)))
+		return report_missing_dev(r.dev);
 	if (!have_bpf_caps()) {
 		et_err("txlat: loading BPF programs needs root (CAP_BPF and CAP_PERFMON, or "
 		       "CAP_SYS_ADMIN)");
-		return EXIT_FAIL;
+		return -EPERM;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		et_err("txlat: this kernel has no BTF (/sys/kernel/btf/vmlinux: %s); txlat needs "
 		       "CONFIG_DEBUG_INFO_BTF=y to relocate its BPF programs",
 		       strerror(errno));
-		return EXIT_FAIL;
+		return -EOPNOTSUPP;
 	}
 	if (stat("/proc/self/ns/net", &sb)) {
-		et_err("txlat: cannot identify this network namespace: %s", strerror(errno));
-		return EXIT_FAIL;
+		ret = -errno;
+		et_err("txlat: cannot identify this network namespace: %s", strerror(-ret));
+		return ret;
 	}
 	r.netns_ino = (uint32_t)sb.st_ino;
 	libbpf_set_print(libbpf_print_fn);
@@ -1125,19 +1044,19 @@ int cmd_txlat(int argc, char **argv)
 		et_err("txlat: the kernel refused the BPF programs (%s); needs root (CAP_BPF and "
 		       "CAP_PERFMON, or CAP_SYS_ADMIN)",
 		       strerror(-ret));
-		return EXIT_FAIL;
+		return ret;
 	}
 	if (ret && r.why[0]) {
 		et_err("txlat: %s", r.why);
-		return EXIT_FAIL;
+		return ret;
 	}
 	if (ret) {
 		et_err("txlat: cannot trace %s: %s%s", r.dev, strerror(-ret),
 		       et_opts.verbose ? "" : " (-v shows why)");
-		return EXIT_FAIL;
+		return ret;
 	}
 	new_json_obj(et_opts.json);
 	txlat_report(&r, d.driver, l.kind);
 	delete_json_obj();
-	return EXIT_OK;
+	return 0;
 }

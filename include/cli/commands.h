@@ -15,5 +15,6 @@ int cmd_txlat(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 
 #endif
