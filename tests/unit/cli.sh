@@ -12,7 +12,7 @@ cmds="show set restore serve probe txlat sweep diagnose tune model profile rdma 
 n=0
 for c in $cmds; do n=$((n + 5)); done
 echo "KTAP version 1"
-echo "1..$((n + 4))"
+echo "1..$((n + 5))"
 i=0
 ok() { i=$((i + 1)); echo "ok $i $1"; }
 fail() { i=$((i + 1)); echo "not ok $i $1"; shift; for l in "$@"; do echo "# $l"; done; }
@@ -26,6 +26,7 @@ check_err() {
 		fail "$d" "rc $rc" "$(cat "$T/err")"
 	fi
 }
+has_word() { grep -qE -- "(^|[^[:alnum:]_-])$1([^[:alnum:]_-]|\$)"; }	# an option, not a prefix of one
 "$E" completion bash >"$T/ethtune.bash" 2>"$T/err"
 for c in $cmds; do
 	"$E" "$c" --help >"$T/help" 2>"$T/err"; rc=$?
@@ -49,11 +50,22 @@ for c in $cmds; do
 	missing=""
 	for w in $(grep -o -- '--[a-z0-9-]*' "$T/help" | sort -u); do
 		case $w in --json | --netns | --verbose) continue ;; esac
-		sed -n "/^\t$c)\$/,/;;/p" "$T/ethtune.bash" | grep -q -- "$w" || missing="$missing $w"
+		sed -n "/^\t$c)\$/,/;;/p" "$T/ethtune.bash" | has_word "$w" || missing="$missing $w"
 	done
 	[ -z "$missing" ] && ok "$c: completion names every option" ||
 		fail "$c: completion names every option" "missing:$missing"
 done
+# the manual's OPTIONS section lists every option of every table, under its command
+missing=""
+for c in $cmds; do
+	"$E" "$c" --help | grep -o -- '--[a-z0-9-]*' | sort -u | while read -r w; do
+		case $w in --help | --json | --netns | --verbose) continue ;; esac
+		sed -n "/^\.SS $c\$/,/^\.S[SH]/p" docs/ethtune.8 | sed 's/\\-/-/g' | has_word "$w" ||
+			echo "$c $w"
+	done >>"$T/man-missing"
+done
+[ ! -s "$T/man-missing" ] && ok "ethtune(8) lists every option" ||
+	fail "ethtune(8) lists every option" "$(tr '\n' ' ' <"$T/man-missing")"
 [ -s "$T/ethtune.bash" ] && bash -n "$T/ethtune.bash" && ok "completion script is valid bash" ||
 	fail "completion script is valid bash" "$(cat "$T/err")"
 # complete WORDS...: what the generated function offers for the last word
