@@ -161,6 +161,98 @@ bad:
 	return -EINVAL;
 }
 
+/* The prediction, with what it was computed from and the largest tx-usecs / smallest TSQ limit
+ * that still reach the target. */
+static void model_print(const struct model_in *in, const struct model_out *o, const char *kernel,
+			double target, double max_us, uint64_t min_tsq)
+{
+	new_json_obj(et_opts.json);
+	open_json_object("input");
+	print_float(PRINT_JSON, "rate-bps", NULL, in->rate_bps);
+	print_float(PRINT_FP, NULL, "rate %.4g Gbit/s", in->rate_bps / 1e9);
+	if (in->tsq >= 1ULL << 40)
+		print_string(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %s", "ignored");
+	else
+		print_uint(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %llu", in->tsq);
+	print_float(PRINT_ANY, "tx-usecs", ", tx-usecs %g", in->tx_usecs);
+	print_uint(PRINT_ANY, "tx-frames", ", tx-frames %llu", in->tx_frames);
+	print_uint(PRINT_ANY, "mtu", ", mtu %llu", in->mtu);
+	print_uint(PRINT_ANY, "gso-size", ", gso-size %llu\n", in->gso_size);
+	if (in->rtt_us >= 0)
+		print_float(PRINT_ANY, "rtt-us", "rtt %g us", in->rtt_us);
+	else
+		print_na("rtt-us", "rtt %s (ACKs not modelled)");
+	print_float(PRINT_ANY, "t-sw-us", ", software path %g us", in->t_sw_us);
+	if (in->pacing_bps < 0)
+		print_string(PRINT_ANY, "pacing", ", pacing term %s", "off");
+	else
+		print_float(PRINT_ANY, "pacing-bps", ", pacing %.4g Gbit/s",
+			    (in->pacing_bps > 0 ? in->pacing_bps : in->rate_bps) /
+				    (is_json_context() ? 1 : 1e9));
+	print_string(PRINT_ANY, "timer", "\ncompletion timer %s", model_timer_name(in->timer));
+	if (kernel)
+		print_string(PRINT_ANY, "kernel", ", kernel %s", kernel);
+	if (in->one_skb_exception && in->rtt_us >= 0)
+		print_uint(PRINT_ANY, "rtx-exception-skbs",
+			   ", TSQ bypassed at <= %llu skbs unacked\n", in->exception_skbs);
+	else
+		print_na("rtx-exception-skbs", ", rtx-queue exception %s\n");
+	close_json_object();
+
+	open_json_object("derived");
+	print_uint(PRINT_ANY, "mss", "mss %llu", o->mss);
+	print_uint(PRINT_ANY, "skb-segs", ", skb %llu segs", o->segs);
+	print_uint(PRINT_ANY, "skb-payload", " = %llu B payload", o->skb_payload);
+	print_uint(PRINT_ANY, "skb-truesize", ", truesize %llu", o->skb_truesize);
+	print_float(PRINT_ANY, "rho", " (rho %.3f)", o->rho);
+	print_float(PRINT_ANY, "skb-wire-us", ", %.1f us on the wire\n", o->skb_wire_us);
+	if (o->limit >= 1ULL << 40)
+		print_string(PRINT_ANY, "tsq-limit", "TSQ limit %s", "none");
+	else
+		print_uint(PRINT_ANY, "tsq-limit", "TSQ limit %llu B", o->limit);
+	print_uint(PRINT_ANY, "skbs-in-flight", " -> %llu skbs in flight before throttling\n",
+		   o->skbs_in_flight);
+	close_json_object();
+
+	print_float(PRINT_JSON, "goodput-max-bps", NULL, o->goodput_max_bps);
+	print_float(PRINT_FP, NULL, "max goodput at line rate %.2f Gbit/s\n",
+		    o->goodput_max_bps / 1e9);
+	print_float(PRINT_JSON, "throughput-bps", NULL, o->tput_bps);
+	print_float(PRINT_FP, NULL, "predicted single-flow goodput %.3g Gbit/s", o->tput_bps / 1e9);
+	print_float(PRINT_ANY, "fraction", " (%.0f%% of max)\n",
+		    o->frac * (is_json_context() ? 1 : 100));
+	print_string(PRINT_ANY, "limited-by", "limited by: %s\n", o->limited_by);
+	print_float(PRINT_JSON, "stop-and-wait-bps", NULL, o->sw_bps);
+	print_float(PRINT_FP, NULL, "closed-form stop-and-wait %.2f Gbit/s\n", o->sw_bps / 1e9);
+	print_bool(PRINT_ANY, "stalled",
+		   o->stalled ? "stalled: completions never come without a "
+				"retransmit timeout\n"
+			      : NULL,
+		   o->stalled);
+	print_float(PRINT_ANY, "target", "target %.0f%%", target * (is_json_context() ? 1 : 100));
+	if (max_us < 0)
+		print_na("max-tx-usecs", ": largest tx-usecs %s (not reachable even at 0)\n");
+	else if (max_us >= 1e5) {
+		print_float(PRINT_JSON, "max-tx-usecs", NULL, max_us);
+		print_bool(PRINT_ANY, "max-tx-usecs-unbounded",
+			   ": any tx-usecs (>= 100000 us still reaches it)\n", true);
+	} else
+		print_float(PRINT_ANY, "max-tx-usecs", ": largest tx-usecs %.1f\n", max_us);
+	if (min_tsq)
+		print_uint(PRINT_ANY, "min-tsq",
+			   "smallest tcp_limit_output_bytes for the target at "
+			   "this tx-usecs: %llu\n",
+			   min_tsq);
+	else if (in->tsq >= 1ULL << 40)
+		print_na("min-tsq", "smallest tcp_limit_output_bytes: %s (this kernel/flow ignores "
+				    "the sysctl)\n");
+	else
+		print_na("min-tsq",
+			 "smallest tcp_limit_output_bytes for the target: %s (the pacing "
+			 "term caps the TSQ limit)\n");
+	delete_json_obj();
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_args m = { .target = 0.95 };
@@ -204,90 +296,6 @@ int cmd_model(int argc, char **argv)
 	max_us = model_max_tx_usecs(&in, target);
 	min_tsq = in.tsq >= 1ULL << 40 ? 0 : model_min_tsq(&in, target);
 
-	new_json_obj(et_opts.json);
-	open_json_object("input");
-	print_float(PRINT_JSON, "rate-bps", NULL, in.rate_bps);
-	print_float(PRINT_FP, NULL, "rate %.4g Gbit/s", in.rate_bps / 1e9);
-	if (in.tsq >= 1ULL << 40)
-		print_string(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %s", "ignored");
-	else
-		print_uint(PRINT_ANY, "tsq", ", tcp_limit_output_bytes %llu", in.tsq);
-	print_float(PRINT_ANY, "tx-usecs", ", tx-usecs %g", in.tx_usecs);
-	print_uint(PRINT_ANY, "tx-frames", ", tx-frames %llu", in.tx_frames);
-	print_uint(PRINT_ANY, "mtu", ", mtu %llu", in.mtu);
-	print_uint(PRINT_ANY, "gso-size", ", gso-size %llu\n", in.gso_size);
-	if (in.rtt_us >= 0)
-		print_float(PRINT_ANY, "rtt-us", "rtt %g us", in.rtt_us);
-	else
-		print_na("rtt-us", "rtt %s (ACKs not modelled)");
-	print_float(PRINT_ANY, "t-sw-us", ", software path %g us", in.t_sw_us);
-	if (in.pacing_bps < 0)
-		print_string(PRINT_ANY, "pacing", ", pacing term %s", "off");
-	else
-		print_float(PRINT_ANY, "pacing-bps", ", pacing %.4g Gbit/s",
-			    (in.pacing_bps > 0 ? in.pacing_bps : in.rate_bps) /
-				    (is_json_context() ? 1 : 1e9));
-	print_string(PRINT_ANY, "timer", "\ncompletion timer %s", model_timer_name(in.timer));
-	if (kernel)
-		print_string(PRINT_ANY, "kernel", ", kernel %s", kernel);
-	if (in.one_skb_exception && in.rtt_us >= 0)
-		print_uint(PRINT_ANY, "rtx-exception-skbs",
-			   ", TSQ bypassed at <= %llu skbs unacked\n", in.exception_skbs);
-	else
-		print_na("rtx-exception-skbs", ", rtx-queue exception %s\n");
-	close_json_object();
-
-	open_json_object("derived");
-	print_uint(PRINT_ANY, "mss", "mss %llu", o.mss);
-	print_uint(PRINT_ANY, "skb-segs", ", skb %llu segs", o.segs);
-	print_uint(PRINT_ANY, "skb-payload", " = %llu B payload", o.skb_payload);
-	print_uint(PRINT_ANY, "skb-truesize", ", truesize %llu", o.skb_truesize);
-	print_float(PRINT_ANY, "rho", " (rho %.3f)", o.rho);
-	print_float(PRINT_ANY, "skb-wire-us", ", %.1f us on the wire\n", o.skb_wire_us);
-	if (o.limit >= 1ULL << 40)
-		print_string(PRINT_ANY, "tsq-limit", "TSQ limit %s", "none");
-	else
-		print_uint(PRINT_ANY, "tsq-limit", "TSQ limit %llu B", o.limit);
-	print_uint(PRINT_ANY, "skbs-in-flight", " -> %llu skbs in flight before throttling\n",
-		   o.skbs_in_flight);
-	close_json_object();
-
-	print_float(PRINT_JSON, "goodput-max-bps", NULL, o.goodput_max_bps);
-	print_float(PRINT_FP, NULL, "max goodput at line rate %.2f Gbit/s\n",
-		    o.goodput_max_bps / 1e9);
-	print_float(PRINT_JSON, "throughput-bps", NULL, o.tput_bps);
-	print_float(PRINT_FP, NULL, "predicted single-flow goodput %.3g Gbit/s", o.tput_bps / 1e9);
-	print_float(PRINT_ANY, "fraction", " (%.0f%% of max)\n",
-		    o.frac * (is_json_context() ? 1 : 100));
-	print_string(PRINT_ANY, "limited-by", "limited by: %s\n", o.limited_by);
-	print_float(PRINT_JSON, "stop-and-wait-bps", NULL, o.sw_bps);
-	print_float(PRINT_FP, NULL, "closed-form stop-and-wait %.2f Gbit/s\n", o.sw_bps / 1e9);
-	print_bool(PRINT_ANY, "stalled",
-		   o.stalled ? "stalled: completions never come without a "
-			       "retransmit timeout\n"
-			     : NULL,
-		   o.stalled);
-	print_float(PRINT_ANY, "target", "target %.0f%%", target * (is_json_context() ? 1 : 100));
-	if (max_us < 0)
-		print_na("max-tx-usecs", ": largest tx-usecs %s (not reachable even at 0)\n");
-	else if (max_us >= 1e5) {
-		print_float(PRINT_JSON, "max-tx-usecs", NULL, max_us);
-		print_bool(PRINT_ANY, "max-tx-usecs-unbounded",
-			   ": any tx-usecs (>= 100000 us still reaches it)\n", true);
-	} else
-		print_float(PRINT_ANY, "max-tx-usecs", ": largest tx-usecs %.1f\n", max_us);
-	if (min_tsq)
-		print_uint(PRINT_ANY, "min-tsq",
-			   "smallest tcp_limit_output_bytes for the target at "
-			   "this tx-usecs: %llu\n",
-			   min_tsq);
-	else if (in.tsq >= 1ULL << 40)
-		print_na("min-tsq", "smallest tcp_limit_output_bytes: %s (this kernel/flow ignores "
-				    "the sysctl)\n");
-	else
-		print_na("min-tsq",
-			 "smallest tcp_limit_output_bytes for the target: %s (the pacing "
-			 "term caps the TSQ limit)\n");
-	delete_json_obj();
+	model_print(&in, &o, kernel, target, max_us, min_tsq);
 	return EXIT_OK;
 }
