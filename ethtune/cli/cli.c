@@ -63,7 +63,10 @@ int cli_parse(const struct cli_cmd *c, int *argc, char **argv, cli_opt_fn fn, vo
 			continue;
 		}
 		if (id == '?') {
-			if (optopt && optopt < CLI_LONG && strncmp(opt, "--", 2))
+			if (optopt >= CLI_LONG || (optopt && !strncmp(opt, "--", 2)))
+				snprintf(err, errlen, "option '%.*s' takes no value",
+					 (int)strcspn(opt, "="), opt);
+			else if (optopt)
 				snprintf(err, errlen, "unknown option '-%c'", optopt);
 			else
 				snprintf(err, errlen, "unknown option '%s'", opt);

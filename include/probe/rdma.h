@@ -98,9 +98,6 @@ struct rdma_probe_opts {
 	bool sweep;	   /* vary CQ moderation */
 	bool poll;	   /* busy-poll the CQ instead of waiting for events */
 };
-/* Parse argv (after "probe"; ethtune/cli/rdma.c); on error one line to err, -EINVAL/-ERANGE;
- * 1 for --help. */
-int rdma_probe_parse(int argc, char **argv, struct rdma_probe_opts *o, char *err, size_t errlen);
 
 /* ethtune rdma list | caps [IBDEV] | probe: print the report; 0, or -errno after one line
  * (-ENODEV: no such device; -EIO: some device or measurement failed). */
