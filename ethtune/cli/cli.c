@@ -160,6 +160,56 @@ static void words(FILE *f, const struct cli_cmd *c, bool with_arg, const char *m
 	}
 }
 
+/* A metavar that is a choice of lower-case words ("on|off"): the words, space-separated. */
+static bool choices(const char *metavar, char *buf, size_t len)
+{
+	size_t i;
+
+	if (!metavar || !strchr(metavar, '|') || strlen(metavar) >= len)
+		return false;
+	for (i = 0; metavar[i]; i++) {
+		if (metavar[i] == '|')
+			buf[i] = ' ';
+		else if ((metavar[i] >= 'a' && metavar[i] <= 'z') || metavar[i] == '-')
+			buf[i] = metavar[i];
+		else
+			return false;
+	}
+	buf[i] = '\0';
+	return true;
+}
+
+/* What an option's value completes to: its choices, device or namespace names. */
+static void values(FILE *f, const struct cli_cmd *c)
+{
+	const struct cli_opt *v[CLI_MAX_OPTS];
+	unsigned int n = cli_all(c, v, CLI_MAX_OPTS), i;
+	bool any = false;
+	char w[128];
+
+	for (i = 0; i < n; i++) {
+		const char *m = v[i]->metavar, *list;
+
+		if (v[i]->has_arg != required_argument)
+			continue;
+		if (choices(m, w, sizeof(w)))
+			list = w;
+		else if (!strcmp(m, "DEV"))
+			list = "$(ls /sys/class/net 2>/dev/null)";
+		else if (!strcmp(m, "NS"))
+			list = "$(ls /run/netns 2>/dev/null)";
+		else
+			continue;
+		if (!any)
+			fprintf(f, "\t\tcase $prev in\n");
+		any = true;
+		fprintf(f, "\t\t--%s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
+			v[i]->name, list);
+	}
+	if (any)
+		fprintf(f, "\t\tesac\n");
+}
+
 void cli_completion_bash(FILE *f)
 {
 	const struct cli_cmd *const *c;
@@ -196,8 +246,10 @@ void cli_completion_bash(FILE *f)
 		words(f, *c, true, NULL);
 		fprintf(f, "'\n\t\tfileopts='");
 		words(f, *c, true, "FILE");
-		fprintf(f, "'\n\t\tsubs='%s'\n\t\tdevs=%d ;;\n", (*c)->subcmds ? (*c)->subcmds : "",
+		fprintf(f, "'\n\t\tsubs='%s'\n\t\tdevs=%d\n", (*c)->subcmds ? (*c)->subcmds : "",
 			(*c)->dev_arg);
+		values(f, *c);
+		fprintf(f, "\t\t;;\n");
 	}
 	fprintf(f, "\t*) return ;;\n"
 		   "\tesac\n"

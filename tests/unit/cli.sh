@@ -12,7 +12,7 @@ cmds="show set restore serve probe txlat sweep diagnose tune model profile rdma 
 n=0
 for c in $cmds; do n=$((n + 5)); done
 echo "KTAP version 1"
-echo "1..$((n + 5))"
+echo "1..$((n + 6))"
 i=0
 ok() { i=$((i + 1)); echo "ok $i $1"; }
 fail() { i=$((i + 1)); echo "not ok $i $1"; shift; for l in "$@"; do echo "# $l"; done; }
@@ -77,6 +77,8 @@ r=$(complete_words ethtune --json sw)
 [ "$r" = sweep ] && ok "completion: commands" || fail "completion: commands" "$r"
 r=$(complete_words ethtune diagnose lo --peer-n)
 [ "$r" = --peer-netns ] && ok "completion: a command's options" || fail "completion: a command's options" "$r"
+r=$(complete_words ethtune tune lo --objective l)
+[ "$r" = latency ] && ok "completion: an option's choices" || fail "completion: an option's choices" "$r"
 r=$(complete_words ethtune show "" | tr '\n' ' ')
 want=$(ls /sys/class/net | head -1)
 case " $r " in *" $want "*) ok "completion: device names" ;; *) fail "completion: device names" "$r" ;; esac
