@@ -30,10 +30,15 @@ UNIT_SKIP_SRCS	:= $(if $(strip $(UNIT_MISSING)),$(shell grep -lE \
 		   '^// NEEDS:.*\<($(subst $(eval) ,|,$(strip $(UNIT_MISSING))))\>' $(UNIT_SRCS)))
 UNIT_SKIP_BINS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SKIP_SRCS))
 
-all: $(O)/ethtune
+all: $(O)/ethtune $(O)/ethtune.bash
 
 $(O)/ethtune: $(TOOL_OBJS) $(EXTRA_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(EXTRA_LDLIBS)
+
+# Bash completion, generated from the command tables by the binary itself.
+$(O)/ethtune.bash: $(O)/ethtune
+	$(O)/ethtune completion bash > $@.tmp
+	mv $@.tmp $@
 
 $(O)/libethtune.a: $(LIB_OBJS) $(EXTRA_OBJS)
 	$(AR) rcs $@ $^
@@ -76,6 +81,8 @@ bench: all
 install: all
 	install -D -m 0755 $(O)/ethtune $(DESTDIR)$(PREFIX)/sbin/ethtune
 	install -D -m 0644 docs/ethtune.8 $(DESTDIR)$(PREFIX)/share/man/man8/ethtune.8
+	install -D -m 0644 $(O)/ethtune.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ethtune
 	mkdir -p $(DESTDIR)$(PREFIX)/share/ethtune/profiles
 	cp -r profiles/. $(DESTDIR)$(PREFIX)/share/ethtune/profiles/
 

@@ -5,7 +5,7 @@
 # and unit tests with a "// NEEDS: rdma" line report a KTAP SKIP. A new file that needs verbs
 # goes into RDMA_SRCS.
 RDMA_SRCS	:= ethtune/probe/rdma.c drivers/mlx5/verbs.c drivers/mlx5/mlx5dv.c
-RDMA_NONE_SRCS	:= ethtune/cli/rdma_none.c drivers/mlx5/verbs_none.c
+RDMA_NONE_SRCS	:= ethtune/probe/rdma_none.c drivers/mlx5/verbs_none.c
 RDMA_PKGS	:= libibverbs libmlx5
 ifeq ($(origin WITH_RDMA),undefined)
 WITH_RDMA	:= $(shell { $(PKG_CONFIG) --exists $(RDMA_PKGS) 2>/dev/null || \

@@ -11,7 +11,6 @@
 #include <linux/if_link.h>
 #include <linux/ethtool_netlink.h>
 
-#include "cli/commands.h"
 #include "analysis/diagnose.h"
 #include "nl/devobj.h"
 #include "state/devset.h"
@@ -794,74 +793,25 @@ static void print_diag(const struct diag *d)
 	print_float(PRINT_ANY, "elapsed-s", "diagnose took %.1f s\n", d->elapsed_s);
 }
 
-static void usage_line(void)
+int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 {
-	printf("usage: ethtune diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] "
-	       "[--duration S] [--budget S] [--tsq-sweep] [--mtu-sweep] [--no-txlat] [--svg "
-	       "FILE]\n");
-}
-
-int cmd_diagnose(int argc, char **argv)
-{
-	struct sweep_opts o;
+	struct sweep_opts o = *op;
 	struct utsname u;
 	struct diag *d;
 	struct probe_result *r;
 	struct txlat *tl = NULL;
-	bool mtu_sweep = false, no_txlat = false, tsq_sweep = false;
-	double budget = 40;
+	bool mtu_sweep = opt->mtu_sweep, no_txlat = opt->no_txlat, tsq_sweep = opt->tsq_sweep;
+	double budget = opt->budget_s;
 	char err[512];
-	double t0 = et_now_s();
-	int i, used, ret;
+	double t0 = opt->t0;
+	int ret;
 
-	sweep_opts_init(&o);
-	o.duration_s = 1.5;
-	o.warmup_s = 0.3;
-	o.points = 7;
-	o.tsq_min = 4096;
-	for (i = 1; i < argc; i += used) {
-		ret = sweep_parse_common(&o, argc, argv, i, &used, err, sizeof(err));
-		if (ret < 0) {
-			et_err("diagnose: %s", err);
-			return EXIT_USAGE;
-		}
-		if (ret)
-			continue;
-		used = 1;
-		if (!strcmp(argv[i], "--mtu-sweep")) {
-			mtu_sweep = true;
-		} else if (!strcmp(argv[i], "--tsq-sweep")) {
-			tsq_sweep = true;
-		} else if (!strcmp(argv[i], "--no-txlat")) {
-			no_txlat = true;
-		} else if (!strcmp(argv[i], "--budget")) {
-			char *end;
-
-			budget = i + 1 < argc ? strtod(argv[i + 1], &end) : -1;
-			if (i + 1 >= argc || *end || budget < 1 || budget > 3600) {
-				et_err("diagnose: --budget needs seconds (1-3600)");
-				return EXIT_USAGE;
-			}
-			used = 2;
-		} else if (!strcmp(argv[i], "--help")) {
-			usage_line();
-			return EXIT_OK;
-		} else if (argv[i][0] != '-' && !o.dev) {
-			o.dev = argv[i];
-		} else {
-			et_err("diagnose: unknown option '%s' (ethtune diagnose --help)", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
-	ret = sweep_prepare(&o, "diagnose");
-	if (ret)
-		return ret;
 	d = calloc(1, sizeof(*d));
 	r = calloc(1, sizeof(*r));
 	if (!d || !r) {
 		free(d);
 		free(r);
-		return EXIT_FAIL;
+		return -ENOMEM;
 	}
 	ret = read_state(o.dev, d);
 	if (ret) {
@@ -950,5 +900,5 @@ fail:
 out:
 	free(d);
 	free(r);
-	return ret ? EXIT_FAIL : EXIT_OK;
+	return ret < 0 ? ret : ret ? -EIO : 0;
 }

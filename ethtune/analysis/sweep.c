@@ -12,14 +12,12 @@
 #include <net/if.h>
 #include <linux/if_link.h>
 
-#include "cli/commands.h"
 #include "nl/devobj.h"
 #include "state/devset.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
 #include "state/undo.h"
 #include "out/json_print.h"
-#include "cli/showext.h"
 #include "analysis/sweep.h"
 
 #define TSQ_SYSCTL	"net.ipv4.tcp_limit_output_bytes"
@@ -647,114 +645,4 @@ void sweep_mtu_print(const struct mtu_sweep *s)
 	print_text("\n");
 	print_float(PRINT_ANY, "elapsed-s", "elapsed %.1f s\n", s->elapsed_s);
 	close_json_object();
-}
-
-int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *used, char *err,
-		       size_t errlen)
-{
-	const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-	uint64_t u;
-	double d;
-	char *end;
-
-	*used = 2;
-	if (!strcmp(a, "--quiet")) {
-		o->quiet = true;
-		*used = 1;
-		return 1;
-	}
-	if (!strcmp(a, "--allow-link-down")) {
-		devset_allow_link_down(true);
-		*used = 1;
-		return 1;
-	}
-	if (strcmp(a, "--peer") && strcmp(a, "--peer-dev") && strcmp(a, "--peer-netns") &&
-	    strcmp(a, "--duration") && strcmp(a, "--warmup") && strcmp(a, "--cc") &&
-	    strcmp(a, "--svg") && strcmp(a, "--points") && strcmp(a, "--min") &&
-	    strcmp(a, "--max") && strcmp(a, "--tsq-constrained") && strcmp(a, "--reps"))
-		return 0;
-	if (!v) {
-		snprintf(err, errlen, "%s needs a value", a);
-		return -EINVAL;
-	}
-	if (!strcmp(a, "--peer"))
-		o->peer = v;
-	else if (!strcmp(a, "--peer-dev"))
-		o->peer_dev = v;
-	else if (!strcmp(a, "--peer-netns"))
-		o->peer_netns = v;
-	else if (!strcmp(a, "--svg"))
-		o->svg = v;
-	else if (!strcmp(a, "--cc")) {
-		if (strlen(v) >= sizeof(o->cc)) {
-			snprintf(err, errlen, "congestion control name '%s' is too long", v);
-			return -EINVAL;
-		}
-		snprintf(o->cc, sizeof(o->cc), "%s", v);
-	} else if (!strcmp(a, "--duration") || !strcmp(a, "--warmup")) {
-		d = strtod(v, &end);
-		if (*end || d < 0 || d > 3600 || (!strcmp(a, "--duration") && d < 0.2)) {
-			snprintf(err, errlen, "%s: '%s' is not a number of seconds (0.2-3600)", a,
-				 v);
-			return -EINVAL;
-		}
-		if (!strcmp(a, "--duration"))
-			o->duration_s = d;
-		else
-			o->warmup_s = d;
-	} else if (!strcmp(a, "--reps")) {
-		if (parse_u64(v, &u) || u < 1 || u > COAL_MAX_REPS) {
-			snprintf(err, errlen, "--reps: '%s' is not 1-%d", v, COAL_MAX_REPS);
-			return -EINVAL;
-		}
-		o->reps = (unsigned int)u;
-	} else if (!strcmp(a, "--points")) {
-		if (parse_u64(v, &u) || u < 3 || u > SWEEP_MAX_POINTS - 4) {
-			snprintf(err, errlen, "--points: '%s' is not 3-%d", v,
-				 SWEEP_MAX_POINTS - 4);
-			return -EINVAL;
-		}
-		o->points = (unsigned int)u;
-	} else {
-		if (parse_size(v, &u) || u < 1024 || u > (1ULL << 31)) {
-			snprintf(err, errlen, "%s: '%s' is not a size from 1K to 2G", a, v);
-			return -EINVAL;
-		}
-		if (!strcmp(a, "--min"))
-			o->tsq_min = u;
-		else if (!strcmp(a, "--max"))
-			o->tsq_max = u;
-		else
-			o->tsq_constrained = u;
-	}
-	return 1;
-}
-
-/* Common checks of a sweep's device and peer; prints the error; exit code or 0. */
-int sweep_prepare(struct sweep_opts *o, const char *cmd)
-{
-	if (!o->dev) {
-		et_err("%s: missing device", cmd);
-		return EXIT_USAGE;
-	}
-	if (!o->peer) {
-		et_err("%s: missing --peer ADDR[:PORT] (an 'ethtune serve' at the other end)", cmd);
-		return EXIT_USAGE;
-	}
-	if (o->tsq_min >= o->tsq_max) {
-		et_err("%s: --min must be below --max", cmd);
-		return EXIT_USAGE;
-	}
-	if (!have_cap_net_admin()) {
-		et_err("%s: needs CAP_NET_ADMIN (it changes %s temporarily); run as root", cmd,
-		       o->dev);
-		return EXIT_FAIL;
-	}
-	if (enter_netns_opt())
-		return EXIT_FAIL;
-	if (!if_nametoindex(o->dev)) {
-		report_missing_dev(o->dev);
-		return EXIT_FAIL;
-	}
-	return 0;
 }

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <linux/ethtool_netlink.h>
 
-#include "cli/commands.h"
+#include "analysis/tune.h"
 #include "nl/devobj.h"
 #include "knowledge/drvdb.h"
 #include "util/ethtune.h"
@@ -169,110 +169,72 @@ static int write_profile(const char *path, const char *name, const char *driver,
 	return fclose(f) ? -errno : 0;
 }
 
-int cmd_tune(int argc, char **argv)
+int tune_objective(const char *name)
+{
+	int k;
+
+	for (k = 0; obj_names[k] && strcmp(obj_names[k], name); k++)
+		;
+	return obj_names[k] ? k : -EINVAL;
+}
+
+int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 {
 	static const uint32_t dflt[] = { 0, 16, 32, 64, 128, 256, 512, 1024, 2000 };
-	struct sweep_opts o;
+	struct sweep_opts o = *op;
 	struct coal_spec spec = {};
 	struct coal_sweep *s = NULL;
-	enum objective obj = OBJ_BALANCED;
-	const char *out = NULL, *pname = NULL, *values = NULL;
+	enum objective obj = t->objective;
+	const char *out = t->write_profile, *pname = t->profile_name;
 	const struct drv_param *dp = NULL;
 	unsigned int excluded = 0;
 	struct et_drvinfo di;
 	struct et_vals cur;
 	struct nl_sock ns;
 	char err[512], path[600];
-	int i, used, ret, k;
+	int ret, k;
 
-	sweep_opts_init(&o);
-	o.duration_s = 1.5;
-	o.warmup_s = 0.3;
-	o.reps = 3; /* the settings tune compares are measured in 3 interleaved passes */
-	for (i = 1; i < argc; i += used) {
-		ret = sweep_parse_common(&o, argc, argv, i, &used, err, sizeof(err));
-		if (ret < 0) {
-			et_err("tune: %s", err);
-			return EXIT_USAGE;
-		}
-		if (ret)
-			continue;
-		used = 2;
-		if (!strcmp(argv[i], "--objective") && i + 1 < argc) {
-			for (k = 0; obj_names[k] && strcmp(obj_names[k], argv[i + 1]); k++)
-				;
-			if (!obj_names[k]) {
-				et_err("tune: unknown objective '%s' (throughput, latency, cpu, "
-				       "balanced)",
-				       argv[i + 1]);
-				return EXIT_USAGE;
-			}
-			obj = k;
-		} else if (!strcmp(argv[i], "--param") && i + 1 < argc) {
-			spec.param[0] = argv[i + 1];
-			spec.nparams = 1;
-		} else if (!strcmp(argv[i], "--values") && i + 1 < argc) {
-			values = argv[i + 1];
-		} else if (!strcmp(argv[i], "--write-profile") && i + 1 < argc) {
-			out = argv[i + 1];
-		} else if (!strcmp(argv[i], "--profile-name") && i + 1 < argc) {
-			pname = argv[i + 1];
-		} else if (!strcmp(argv[i], "--txlat")) {
-			spec.txlat = true;
-			used = 1;
-		} else if (argv[i][0] != '-' && !o.dev) {
-			o.dev = argv[i];
-			used = 1;
-		} else {
-			et_err("tune: unknown or incomplete option '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
+	if (t->param) {
+		spec.param[0] = t->param;
+		spec.nparams = 1;
 	}
-	ret = sweep_prepare(&o, "tune");
-	if (ret)
-		return ret;
+	spec.txlat = t->txlat;
+	spec.nvals[0] = t->nvalues;
+	memcpy(spec.vals[0], t->values, sizeof(t->values));
 	if (nl_open_genl(&ns, "ethtool")) {
 		et_err("tune: ethtool netlink unavailable");
-		return EXIT_FAIL;
+		return -EOPNOTSUPP;
 	}
 	drvinfo_get(&ns, o.dev, &di);
 	ret = obj_get(&ns, &et_coalesce, o.dev, &cur);
 	nl_close(&ns);
 	if (ret) {
 		et_err("tune: %s has no coalescing parameters to tune", o.dev);
-		return EXIT_FAIL;
+		return -EOPNOTSUPP;
 	}
 	if (!spec.nparams) {
 		spec.param[0] = drvdb_tx_knob(di.ok ? di.driver : "", &cur, &dp);
 		if (!spec.param[0]) {
 			et_err("tune: %s reports no coalescing delay to tune; give --param", o.dev);
-			return EXIT_FAIL;
+			return -EOPNOTSUPP;
 		}
 		spec.nparams = 1;
 	}
 	/* a switch (virtio_net's tx-frames: napi_tx off/on) has two values, not a delay range */
 	if (dp && dp->unit && !strcmp(dp->unit, "0|1")) {
-		if (!values)
-			values = "0,1";
+		if (!spec.nvals[0]) {
+			spec.vals[0][0] = 0;
+			spec.vals[0][1] = 1;
+			spec.nvals[0] = 2;
+		}
 		spec.txlat = true; /* one side of such a switch may be an orphan mode */
 	}
-	if (values) {
-		char *save, *tok, buf[512];
-
-		snprintf(buf, sizeof(buf), "%s", values);
-		for (tok = strtok_r(buf, ",", &save); tok && spec.nvals[0] < 32;
-		     tok = strtok_r(NULL, ",", &save))
-			if (parse_u32(tok, &spec.vals[0][spec.nvals[0]++])) {
-				et_err("tune: --values '%s' is not a list of numbers", values);
-				return EXIT_USAGE;
-			}
-	} else {
+	if (!spec.nvals[0])
 		for (k = 0; k < (int)(sizeof(dflt) / sizeof(dflt[0])); k++)
 			spec.vals[0][spec.nvals[0]++] = dflt[k];
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return EXIT_FAIL;
+		return -ENOMEM;
 	new_json_obj(et_opts.json);
 	print_string(PRINT_ANY, "device", "ethtune tune %s", o.dev);
 	print_string(PRINT_ANY, "driver", " (driver %s)", di.ok ? di.driver : "?");
@@ -283,7 +245,7 @@ int cmd_tune(int argc, char **argv)
 		delete_json_obj();
 		et_err("tune %s: %s", o.dev, err);
 		free(s);
-		return ret == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		return ret == -EINVAL ? -EINVAL : -EIO;
 	}
 	sweep_coalesce_print(s);
 	k = pick(s, obj, &excluded);
@@ -326,5 +288,5 @@ int cmd_tune(int argc, char **argv)
 	}
 	delete_json_obj();
 	free(s);
-	return ret ? EXIT_FAIL : EXIT_OK;
+	return ret ? -EIO : 0;
 }

@@ -3,51 +3,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "util/ethtune.h"
 #include "state/undo.h"
 
-static const struct et_cmd commands[] = {
-	{ "show", cmd_show, "show DEV [--json] [--netns NS]" },
-	{ "set", cmd_set,
-	  "set DEV coalesce|ring|channels KEY VAL... | feature NAME on|off |\n"
-	  "            priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N |\n"
-	  "            gso-ipv4-max-size N | txqueuelen N  [--for SECONDS]" },
-	{ "restore", cmd_restore, "restore [DEV] [--list]" },
-	{ "sweep", cmd_sweep, "sweep tsq|mtu|coalesce DEV --peer ADDR[:PORT] ..." },
-	{ "tune", cmd_tune,
-	  "tune DEV --peer ADDR[:PORT] --objective throughput|latency|cpu|balanced [--param KEY]\n"
-	  "            [--values V,...] [--write-profile FILE | --profile-name NAME]" },
-	{ "diagnose", cmd_diagnose,
-	  "diagnose DEV --peer ADDR[:PORT] [--peer-dev DEV --peer-netns NS] [--mtu-sweep] [--svg "
-	  "F]" },
-	{ "serve", cmd_serve, "serve [--bind ADDR] [--port P] [--once]" },
-	{ "probe", cmd_probe,
-	  "probe --peer ADDR[:PORT] [--test stream|maerts|rr|crr] [--duration S] [--warmup S]\n"
-	  "            [--flows N] [--msg-size B] [--recv-size B] [--sndbuf B] [--rcvbuf B] "
-	  "[--nodelay]\n"
-	  "            [--cc NAME] [--cpu L,R] [--iterations MIN,MAX] [--confidence LEVEL,WIDTH]\n"
-	  "            [--bind-dev DEV]" },
-	{ "txlat", cmd_txlat,
-	  "txlat DEV [--duration S] [--load PROBE-ARGS | --load-cmd CMD] [--backend B]" },
-	{ "model", cmd_model,
-	  "model --rate RATE --tsq BYTES --tx-usecs US [--mtu N] [--gso-size B] [--rtt US]" },
-	{ "profile", cmd_profile,
-	  "profile list | show NAME | match DEV | apply DEV [NAME] | verify DEV [NAME]" },
-	{ "rdma", cmd_rdma,
-	  "rdma list | caps [IBDEV] | probe IBDEV [--msg-size B] [--depth D] [--iters N]\n"
-	  "            [--cq-count N --cq-period US] [--sweep] [--poll] [--port N] [--gid-index "
-	  "N]" },
-};
-
 static void usage(FILE *f)
 {
-	size_t i;
+	const struct cli_cmd *const *c;
 
 	fprintf(f, "Usage: ethtune [--json] [--netns NS] [-v] COMMAND ...\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "       ethtune %s\n", commands[i].usage);
-	fprintf(f, "See ethtune(8).\n");
+	for (c = cli_commands; *c; c++)
+		fprintf(f, "       ethtune %s %s\n", (*c)->name, (*c)->synopsis);
+	fprintf(f, "'ethtune COMMAND --help' lists a command's options. See ethtune(8).\n");
 }
 
 /* Global options may appear anywhere; they are removed from argv before the command runs. */
@@ -81,7 +49,7 @@ static int take_global_opts(int *argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct cli_cmd *const *c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	argc--;
@@ -100,12 +68,12 @@ int main(int argc, char **argv)
 	/* Temporary changes of an ethtune that was killed are undone by the next run. */
 	if (strcmp(argv[0], "restore"))
 		undo_restore(&(struct undo_sel){ .which = UNDO_ORPHANS }, NULL, NULL);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (c = cli_commands; *c; c++) {
 		int ret;
 
-		if (strcmp(argv[0], commands[i].name))
+		if (strcmp(argv[0], (*c)->name))
 			continue;
-		ret = commands[i].fn(argc, argv);
+		ret = (*c)->fn(argc, argv);
 		/* temporary changes left, and a stop signal the command noticed: handled here */
 		undo_command_done();
 		return ret;

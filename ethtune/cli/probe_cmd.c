@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "nl/devobj.h"
 #include "util/ethtune.h"
@@ -349,106 +350,154 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 	close_json_object();
 }
 
+enum {
+	O_PEER = CLI_LONG,
+	O_PORT,
+	O_TEST,
+	O_DURATION,
+	O_WARMUP,
+	O_FLOWS,
+	O_MSG_SIZE,
+	O_RECV_SIZE,
+	O_SNDBUF,
+	O_RCVBUF,
+	O_NODELAY,
+	O_CC,
+	O_CPU,
+	O_ITERATIONS,
+	O_CONFIDENCE,
+	O_BIND_DEV
+};
+
+static const struct cli_opt probe_opts[] = {
+	{ "peer", O_PEER, required_argument, "ADDR[:PORT]", "the 'ethtune serve' to test against" },
+	{ "port", O_PORT, required_argument, "P", "its control port (default 12866)" },
+	{ "test", O_TEST, required_argument, "stream|maerts|rr|crr", "test (default stream)" },
+	{ "duration", O_DURATION, required_argument, "S", "measured seconds" },
+	{ "warmup", O_WARMUP, required_argument, "S", "seconds before measuring (default 1)" },
+	{ "flows", O_FLOWS, required_argument, "N", "parallel connections" },
+	{ "msg-size", O_MSG_SIZE, required_argument, "B", "bytes per send (1..16M)" },
+	{ "recv-size", O_RECV_SIZE, required_argument, "B", "bytes per receive (1..16M)" },
+	{ "sndbuf", O_SNDBUF, required_argument, "B", "SO_SNDBUF, both ends" },
+	{ "rcvbuf", O_RCVBUF, required_argument, "B", "SO_RCVBUF, both ends" },
+	{ "nodelay", O_NODELAY, no_argument, NULL, "TCP_NODELAY" },
+	{ "cc", O_CC, required_argument, "NAME", "congestion control" },
+	{ "cpu", O_CPU, required_argument, "L,R", "pin the local and remote ends to CPUs" },
+	{ "iterations", O_ITERATIONS, required_argument, "MIN,MAX",
+	  "repeat until the confidence interval is narrow" },
+	{ "confidence", O_CONFIDENCE, required_argument, "LEVEL,WIDTH",
+	  "confidence level and interval width (%)" },
+	{ "bind-dev", O_BIND_DEV, required_argument, "DEV", "send through this device" },
+	CLI_END,
+};
+
+const struct cli_cmd cli_probe = {
+	.name = "probe",
+	.fn = cmd_probe,
+	.synopsis = "--peer ADDR[:PORT]",
+	.opts = { probe_opts },
+};
+
+static int probe_opt(void *ctx, int id, const char *v, char *err, size_t errlen)
+{
+	struct probe_cfg *cfg = ctx;
+	const char *what = NULL;
+	char a[32], b[32];
+	uint64_t u64;
+	uint32_t u32;
+	size_t i;
+
+	switch (id) {
+	case O_PEER:
+		cfg->peer = v;
+		break;
+	case O_PORT:
+		if (parse_u32(v, &u32) || !u32 || u32 > 65535)
+			what = "port";
+		else
+			cfg->port = u32;
+		break;
+	case O_TEST:
+		if (probe_test_parse(v, &cfg->test))
+			what = "test (stream|maerts|rr|crr)";
+		break;
+	case O_DURATION:
+		if (parse_double(v, &cfg->duration_s))
+			what = "seconds";
+		break;
+	case O_WARMUP:
+		if (parse_double(v, &cfg->warmup_s))
+			what = "seconds";
+		break;
+	case O_FLOWS:
+		if (parse_u32(v, &cfg->flows))
+			what = "count";
+		break;
+	case O_MSG_SIZE:
+	case O_RECV_SIZE:
+		if (parse_size(v, &u64) || u64 > PROBE_MAX_MSG || !u64)
+			what = "size (1..16M)";
+		else
+			*(id == O_MSG_SIZE ? &cfg->msg_size : &cfg->recv_size) = u64;
+		break;
+	case O_SNDBUF:
+		if (parse_buf(v, &cfg->sndbuf))
+			what = "size";
+		break;
+	case O_RCVBUF:
+		if (parse_buf(v, &cfg->rcvbuf))
+			what = "size";
+		break;
+	case O_NODELAY:
+		cfg->nodelay = true;
+		break;
+	case O_CC:
+		if (strlen(v) >= sizeof(cfg->cc))
+			what = "congestion control";
+		else
+			snprintf(cfg->cc, sizeof(cfg->cc), "%s", v);
+		break;
+	case O_CPU:
+		if (split2(v, a, b, sizeof(a)) || parse_cpu(a, &cfg->cpu_local) ||
+		    parse_cpu(b, &cfg->cpu_remote))
+			what = "CPU pair L,R";
+		break;
+	case O_ITERATIONS:
+		if (split2(v, a, b, sizeof(a)) || parse_u32(a, &cfg->iter_min) ||
+		    parse_u32(b, &cfg->iter_max))
+			what = "MIN,MAX";
+		break;
+	case O_CONFIDENCE:
+		if (split2(v, a, b, sizeof(a)) || parse_double(a, &cfg->conf_level) ||
+		    parse_double(b, &cfg->conf_width) || cfg->conf_level <= 0)
+			what = "LEVEL,WIDTH";
+		break;
+	case O_BIND_DEV:
+		cfg->bind_dev = v;
+		break;
+	}
+	if (!what)
+		return 0;
+	for (i = 0; probe_opts[i].id != id; i++)
+		;
+	snprintf(err, errlen, "%s '%s' is not valid for --%s", what, v, probe_opts[i].name);
+	return -EINVAL;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_cfg cfg;
 	struct probe_result *res;
-	char a[32], b[32], err[256];
-	uint64_t u64;
-	uint32_t u32;
+	char err[256];
 	bool tty;
-	int i, r;
+	int r;
 
 	probe_cfg_init(&cfg);
 	cfg.warmup_s = 1;
-	for (i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-#define NEED()                                                                                     \
-	do {                                                                                       \
-		if (!v) {                                                                          \
-			et_err("option '%s' needs a value", o);                                    \
-			return EXIT_USAGE;                                                         \
-		}                                                                                  \
-		i++;                                                                               \
-	} while (0)
-#define BAD(what)                                                                                  \
-	do {                                                                                       \
-		et_err("%s '%s' is not valid for %s", what, v, o);                                 \
-		return EXIT_USAGE;                                                                 \
-	} while (0)
-		if (!strcmp(o, "--peer")) {
-			NEED();
-			cfg.peer = v;
-		} else if (!strcmp(o, "--port")) {
-			NEED();
-			if (parse_u32(v, &u32) || !u32 || u32 > 65535)
-				BAD("port");
-			cfg.port = u32;
-		} else if (!strcmp(o, "--test")) {
-			NEED();
-			if (probe_test_parse(v, &cfg.test))
-				BAD("test (stream|maerts|rr|crr)");
-		} else if (!strcmp(o, "--duration")) {
-			NEED();
-			if (parse_double(v, &cfg.duration_s))
-				BAD("seconds");
-		} else if (!strcmp(o, "--warmup")) {
-			NEED();
-			if (parse_double(v, &cfg.warmup_s))
-				BAD("seconds");
-		} else if (!strcmp(o, "--flows")) {
-			NEED();
-			if (parse_u32(v, &cfg.flows))
-				BAD("count");
-		} else if (!strcmp(o, "--msg-size")) {
-			NEED();
-			if (parse_size(v, &u64) || u64 > PROBE_MAX_MSG || !u64)
-				BAD("size (1..16M)");
-			cfg.msg_size = u64;
-		} else if (!strcmp(o, "--recv-size")) {
-			NEED();
-			if (parse_size(v, &u64) || u64 > PROBE_MAX_MSG || !u64)
-				BAD("size (1..16M)");
-			cfg.recv_size = u64;
-		} else if (!strcmp(o, "--sndbuf")) {
-			NEED();
-			if (parse_buf(v, &cfg.sndbuf))
-				BAD("size");
-		} else if (!strcmp(o, "--rcvbuf")) {
-			NEED();
-			if (parse_buf(v, &cfg.rcvbuf))
-				BAD("size");
-		} else if (!strcmp(o, "--nodelay")) {
-			cfg.nodelay = true;
-		} else if (!strcmp(o, "--cc")) {
-			NEED();
-			if (strlen(v) >= sizeof(cfg.cc))
-				BAD("congestion control");
-			snprintf(cfg.cc, sizeof(cfg.cc), "%s", v);
-		} else if (!strcmp(o, "--cpu")) {
-			NEED();
-			if (split2(v, a, b, sizeof(a)) || parse_cpu(a, &cfg.cpu_local) ||
-			    parse_cpu(b, &cfg.cpu_remote))
-				BAD("CPU pair L,R");
-		} else if (!strcmp(o, "--iterations")) {
-			NEED();
-			if (split2(v, a, b, sizeof(a)) || parse_u32(a, &cfg.iter_min) ||
-			    parse_u32(b, &cfg.iter_max))
-				BAD("MIN,MAX");
-		} else if (!strcmp(o, "--confidence")) {
-			NEED();
-			if (split2(v, a, b, sizeof(a)) || parse_double(a, &cfg.conf_level) ||
-			    parse_double(b, &cfg.conf_width) || cfg.conf_level <= 0)
-				BAD("LEVEL,WIDTH");
-		} else if (!strcmp(o, "--bind-dev")) {
-			NEED();
-			cfg.bind_dev = v;
-		} else {
-			et_err("probe: unknown option '%s'", o);
-			return EXIT_USAGE;
-		}
-	}
+	if (cli_args(&cli_probe, &argc, argv, probe_opt, &cfg, &r))
+		return r;
+	if (argc > 1)
+		return cli_usage_err(&cli_probe, "unexpected argument '%s'", argv[1]);
 	if (et_opts.netns) {
 		r = netns_switch(et_opts.netns);
 		if (r) {

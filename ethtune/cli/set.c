@@ -6,17 +6,54 @@
 #include <unistd.h>
 #include <net/if.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "state/devset.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
 #include "state/undo.h"
 #include "out/json_print.h"
-#include "cli/showext.h"
 
 static void warn_line(const char *msg)
 {
 	et_warn("%s", msg);
+}
+
+enum { O_FOR = CLI_LONG, O_ALLOW_LINK_DOWN, O_LIST };
+
+static const struct cli_opt set_opts[] = {
+	{ "for", O_FOR, required_argument, "SECONDS",
+	  "hold the change this long (1-86400), then restore it" },
+	{ "allow-link-down", O_ALLOW_LINK_DOWN, no_argument, NULL,
+	  "allow changes that take the link down" },
+	CLI_END,
+};
+
+const struct cli_cmd cli_set = {
+	.name = "set",
+	.fn = cmd_set,
+	.synopsis = "DEV coalesce|ring|channels KEY VAL... | feature NAME on|off |\n"
+		    "       priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N |\n"
+		    "       gso-ipv4-max-size N | txqueuelen N | admin-state up|down",
+	.opts = { set_opts },
+	.subcmds = "coalesce ring channels feature priv-flag mtu gso-max-size gso-max-segs "
+		   "gso-ipv4-max-size txqueuelen admin-state",
+	.dev_arg = true,
+};
+
+static int set_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
+{
+	uint32_t *hold = ctx;
+
+	if (id == O_ALLOW_LINK_DOWN) {
+		devset_allow_link_down(true);
+		return 0;
+	}
+	if (parse_u32(arg, hold) || !*hold || *hold > 86400) {
+		snprintf(err, errlen, "--for needs a number of seconds from 1 to 86400");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int cmd_set(int argc, char **argv)
@@ -24,9 +61,11 @@ int cmd_set(int argc, char **argv)
 	char err[768];
 	const char *dev;
 	uint32_t hold = 0;
-	int i, n = 0, ret;
+	int n, ret;
 	char **args;
 
+	if (cli_args(&cli_set, &argc, argv, set_opt, &hold, &ret))
+		return ret;
 	if (argc < 3) {
 		et_err("set: usage: ethtune set DEV coalesce|ring|channels KEY VAL... | feature "
 		       "NAME "
@@ -36,44 +75,21 @@ int cmd_set(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	dev = argv[1];
-	args = calloc(argc, sizeof(char *));
-	if (!args)
-		return EXIT_FAIL;
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--for")) {
-			if (i + 1 >= argc || parse_u32(argv[i + 1], &hold) || !hold ||
-			    hold > 86400) {
-				et_err("set: --for needs a number of seconds from 1 to 86400");
-				free(args);
-				return EXIT_USAGE;
-			}
-			i++;
-			continue;
-		}
-		if (!strcmp(argv[i], "--allow-link-down")) {
-			devset_allow_link_down(true);
-			continue;
-		}
-		args[n++] = argv[i];
-	}
+	args = argv + 2;
+	n = argc - 2;
 	if (!have_cap_net_admin()) {
 		et_err("set: changing %s needs CAP_NET_ADMIN (run as root)", dev);
-		free(args);
 		return EXIT_FAIL;
 	}
-	if (enter_netns_opt()) {
-		free(args);
+	if (enter_netns_opt())
 		return EXIT_FAIL;
-	}
 	if (strlen(dev) >= IFNAMSIZ || !if_nametoindex(dev)) {
 		report_missing_dev(dev);
-		free(args);
 		return EXIT_FAIL;
 	}
 	if (hold)
 		undo_temp_begin();
 	ret = devset_apply(dev, n, args, err, sizeof(err), warn_line);
-	free(args);
 	if (ret) {
 		et_err("set %s: %s", dev, err);
 		return ret == -EINVAL || ret == -ERANGE ? EXIT_USAGE : EXIT_FAIL;
@@ -123,25 +139,38 @@ static int restore_list(const char *dev)
 	return EXIT_OK;
 }
 
+static const struct cli_opt restore_opts[] = {
+	{ "list", O_LIST, no_argument, NULL, "list the journal instead of restoring" },
+	CLI_END,
+};
+
+const struct cli_cmd cli_restore = {
+	.name = "restore",
+	.fn = cmd_restore,
+	.synopsis = "[DEV]",
+	.opts = { restore_opts },
+	.dev_arg = true,
+};
+
+static int restore_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
+{
+	*(bool *)ctx = true;
+	return 0;
+}
+
 int cmd_restore(int argc, char **argv)
 {
 	const char *dev = NULL;
 	bool list = false;
-	int i, restored, kept, ret;
+	int restored, kept, ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--list"))
-			list = true;
-		else if (argv[i][0] == '-') {
-			et_err("restore: unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
-		} else if (!dev)
-			dev = argv[i];
-		else {
-			et_err("restore: unexpected argument '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
+	if (cli_args(&cli_restore, &argc, argv, restore_opt, &list, &ret))
+		return ret;
+	if (argc > 2) {
+		et_err("restore: unexpected argument '%s'", argv[2]);
+		return EXIT_USAGE;
 	}
+	dev = argc > 1 ? argv[1] : NULL;
 	if (list)
 		return restore_list(dev);
 	if (!have_cap_net_admin()) {

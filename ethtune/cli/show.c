@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <linux/if_link.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "nl/devobj.h"
 #include "state/devset.h"
@@ -227,66 +228,35 @@ int show_device(const char *dev, bool verbose)
 	return 0;
 }
 
-/* Unknown device: say whether it lives in another named namespace. */
-int report_missing_dev(const char *dev)
+const struct cli_cmd cli_show = {
+	.name = "show",
+	.fn = cmd_show,
+	.synopsis = "DEV",
+	.opts = { NULL },
+	.dev_arg = true,
+};
+
+static int no_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 {
-	char where[64];
-
-	if (strlen(dev) >= IFNAMSIZ) {
-		et_err("invalid device name '%s' (longer than %d characters)", dev, IFNAMSIZ - 1);
-		return -EINVAL;
-	}
-	if (!netns_find_dev(dev, where, sizeof(where)) &&
-	    (!et_opts.netns || strcmp(where, et_opts.netns)))
-		et_err("device '%s' is not in %s%s%s; it is in network namespace '%s' (use --netns "
-		       "%s)",
-		       dev, et_opts.netns ? "network namespace '" : "this network namespace",
-		       et_opts.netns ? et_opts.netns : "", et_opts.netns ? "'" : "", where, where);
-	else
-		et_err("no such device '%s'%s%s", dev,
-		       et_opts.netns ? " in network namespace " : "",
-		       et_opts.netns ? et_opts.netns : "");
-	return -ENODEV;
-}
-
-int enter_netns_opt(void)
-{
-	int ret;
-
-	if (!et_opts.netns)
-		return 0;
-	ret = netns_switch(et_opts.netns);
-	if (ret == -ENOENT)
-		et_err("network namespace '%s' does not exist", et_opts.netns);
-	else if (ret == -EPERM)
-		et_err("cannot enter network namespace '%s': permission denied (needs "
-		       "CAP_SYS_ADMIN)",
-		       et_opts.netns);
-	else if (ret)
-		et_err("cannot enter network namespace '%s': %s", et_opts.netns, strerror(-ret));
-	return ret;
+	return 0;
 }
 
 int cmd_show(int argc, char **argv)
 {
-	const char *dev = NULL;
-	int i, ret;
+	const char *dev;
+	int ret;
 
-	for (i = 1; i < argc; i++) {
-		if (argv[i][0] == '-') {
-			et_err("show: unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-		if (dev) {
-			et_err("show: unexpected argument '%s' (one device at a time)", argv[i]);
-			return EXIT_USAGE;
-		}
-		dev = argv[i];
+	if (cli_args(&cli_show, &argc, argv, no_opt, NULL, &ret))
+		return ret;
+	if (argc > 2) {
+		et_err("show: unexpected argument '%s' (one device at a time)", argv[2]);
+		return EXIT_USAGE;
 	}
-	if (!dev) {
+	if (argc < 2) {
 		et_err("show: missing device (usage: ethtune show DEV [--json] [--netns NS])");
 		return EXIT_USAGE;
 	}
+	dev = argv[1];
 	if (enter_netns_opt())
 		return EXIT_FAIL;
 	if (strlen(dev) >= IFNAMSIZ || !if_nametoindex(dev)) {

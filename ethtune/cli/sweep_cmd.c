@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "util/ethtune.h"
 #include "out/json_print.h"
@@ -25,134 +26,158 @@ static int parse_values(const char *s, uint32_t *v, unsigned int max, unsigned i
 	return *n ? 0 : -EINVAL;
 }
 
-static const char usage[] =
-	"usage: ethtune sweep tsq|mtu DEV --peer ADDR[:PORT] [--duration S] [--warmup S] [--cc "
-	"CC]\n"
-	"                 [--min SIZE] [--max SIZE] [--points N] [--peer-dev DEV] [--peer-netns "
-	"NS]\n"
-	"                 [--svg FILE]\n"
-	"       ethtune sweep coalesce DEV --peer ADDR --param KEY --values V1,V2,... [--param "
-	"KEY\n"
-	"                 --values ...] [--adaptive-tx on|off] [--cqe-mode-tx on|off]\n"
-	"                 [--tsq-constrained SIZE] [--txlat]";
+enum { O_PARAM = CLI_LONG, O_VALUES, O_ADAPTIVE_TX, O_CQE_MODE_TX, O_TXLAT };
+
+static const struct cli_opt sweep_opts[] = {
+	{ "param", O_PARAM, required_argument, "KEY", "coalesce: a parameter to sweep" },
+	{ "values", O_VALUES, required_argument, "V1,V2,...", "coalesce: the --param's values" },
+	{ "adaptive-tx", O_ADAPTIVE_TX, required_argument, "on|off",
+	  "coalesce: adaptive-tx at every point" },
+	{ "cqe-mode-tx", O_CQE_MODE_TX, required_argument, "on|off",
+	  "coalesce: cqe-mode-tx at every point" },
+	{ "txlat", O_TXLAT, no_argument, NULL, "coalesce: also measure completion latency" },
+	CLI_END,
+};
+
+const struct cli_cmd cli_sweep = {
+	.name = "sweep",
+	.fn = cmd_sweep,
+	.synopsis = "tsq|mtu DEV --peer ADDR[:PORT] |\n"
+		    "       coalesce DEV --peer ADDR --param KEY --values V1,V2,... [--param ...]",
+	.opts = { sweep_common_opts, sweep_opts },
+	.subcmds = "tsq mtu coalesce",
+	.dev_arg = true,
+};
+
+struct sweep_args {
+	struct sweep_opts o;
+	struct coal_spec spec;
+	const char *coal_only; /* the first coalesce-only option given */
+};
+
+static int sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
+{
+	struct sweep_args *a = ctx;
+	struct coal_spec *spec = &a->spec;
+	unsigned int k = spec->nparams - 1;
+	int ret = sweep_common_opt(&a->o, id, arg, err, errlen);
+	bool b;
+
+	if (ret <= 0)
+		return ret;
+	if (!a->coal_only)
+		a->coal_only = id == O_PARAM	     ? "--param"
+			       : id == O_VALUES	     ? "--values"
+			       : id == O_ADAPTIVE_TX ? "--adaptive-tx"
+			       : id == O_CQE_MODE_TX ? "--cqe-mode-tx"
+						     : "--txlat";
+	switch (id) {
+	case O_TXLAT:
+		spec->txlat = true;
+		break;
+	case O_PARAM:
+		if (spec->nparams >= COAL_MAX_PARAMS) {
+			snprintf(err, errlen, "at most %d --param", COAL_MAX_PARAMS);
+			return -EINVAL;
+		}
+		spec->param[spec->nparams++] = arg;
+		break;
+	case O_VALUES:
+		if (!spec->nparams || spec->nvals[k]) {
+			snprintf(err, errlen, "--values must follow its --param");
+			return -EINVAL;
+		}
+		if (parse_values(arg, spec->vals[k], 32, &spec->nvals[k])) {
+			snprintf(err, errlen, "--values '%s' is not a list of up to 32 numbers",
+				 arg);
+			return -EINVAL;
+		}
+		break;
+	case O_ADAPTIVE_TX:
+	case O_CQE_MODE_TX:
+		if (parse_on_off(arg, &b)) {
+			snprintf(err, errlen, "--%s takes on or off",
+				 id == O_ADAPTIVE_TX ? "adaptive-tx" : "cqe-mode-tx");
+			return -EINVAL;
+		}
+		spec->fixed_key[spec->nfixed] = id == O_ADAPTIVE_TX ? "adaptive-tx" : "cqe-mode-tx";
+		spec->fixed_val[spec->nfixed++] = arg;
+		break;
+	}
+	return 0;
+}
 
 int cmd_sweep(int argc, char **argv)
 {
-	struct sweep_opts o;
-	struct coal_spec spec = {};
+	static struct sweep_args a;
+	struct sweep_opts *op = &a.o;
+	struct coal_spec *sp = &a.spec;
 	const char *what;
 	char err[512];
-	int i, ret, used;
+	int i, ret;
 
-	if (argc < 3) {
-		et_err("sweep: %s", usage);
-		return EXIT_USAGE;
-	}
+	memset(&a, 0, sizeof(a));
+	sweep_opts_init(op);
+	if (cli_args(&cli_sweep, &argc, argv, sweep_opt, &a, &ret))
+		return ret;
+	if (argc < 3)
+		return cli_usage_err(&cli_sweep, "needs tsq|mtu|coalesce DEV --peer ADDR[:PORT]");
 	what = argv[1];
 	if (strcmp(what, "tsq") && strcmp(what, "mtu") && strcmp(what, "coalesce")) {
 		et_err("sweep: unknown sweep '%s' (tsq, mtu or coalesce)", what);
 		return EXIT_USAGE;
 	}
-	sweep_opts_init(&o);
-	for (i = 2; i < argc; i += used) {
-		ret = sweep_parse_common(&o, argc, argv, i, &used, err, sizeof(err));
-		if (ret < 0) {
-			et_err("sweep %s: %s", what, err);
-			return EXIT_USAGE;
-		}
-		if (ret)
-			continue;
-		used = 2;
-		if (!strcmp(what, "coalesce") && !strcmp(argv[i], "--txlat")) {
-			spec.txlat = true;
-			used = 1;
-		} else if (!strcmp(what, "coalesce") && !strcmp(argv[i], "--param") &&
-			   i + 1 < argc) {
-			if (spec.nparams >= COAL_MAX_PARAMS) {
-				et_err("sweep coalesce: at most %d --param", COAL_MAX_PARAMS);
-				return EXIT_USAGE;
-			}
-			spec.param[spec.nparams++] = argv[i + 1];
-		} else if (!strcmp(what, "coalesce") && !strcmp(argv[i], "--values") &&
-			   i + 1 < argc) {
-			unsigned int k = spec.nparams - 1;
-
-			if (!spec.nparams || spec.nvals[k]) {
-				et_err("sweep coalesce: --values must follow its --param");
-				return EXIT_USAGE;
-			}
-			if (parse_values(argv[i + 1], spec.vals[k], 32, &spec.nvals[k])) {
-				et_err("sweep coalesce: --values '%s' is not a list of up to 32 "
-				       "numbers",
-				       argv[i + 1]);
-				return EXIT_USAGE;
-			}
-		} else if (!strcmp(what, "coalesce") &&
-			   (!strcmp(argv[i], "--adaptive-tx") ||
-			    !strcmp(argv[i], "--cqe-mode-tx")) &&
-			   i + 1 < argc) {
-			bool b;
-
-			if (parse_on_off(argv[i + 1], &b)) {
-				et_err("sweep coalesce: %s takes on or off", argv[i]);
-				return EXIT_USAGE;
-			}
-			spec.fixed_key[spec.nfixed] = argv[i] + 2;
-			spec.fixed_val[spec.nfixed++] = argv[i + 1];
-		} else if (argv[i][0] != '-' && !o.dev) {
-			o.dev = argv[i];
-			used = 1;
-		} else {
-			et_err("sweep %s: unknown or incomplete option '%s'", what, argv[i]);
-			return EXIT_USAGE;
-		}
-	}
+	if (strcmp(what, "coalesce") && a.coal_only)
+		return cli_usage_err(&cli_sweep, "%s: unknown option '%s'", what, a.coal_only);
+	ret = sweep_cmd_dev(&cli_sweep, op, argc, argv, 2);
+	if (ret)
+		return ret;
 	if (!strcmp(what, "coalesce")) {
-		if (!spec.nparams) {
+		if (!sp->nparams) {
 			et_err("sweep coalesce: needs --param KEY --values V1,V2,...");
 			return EXIT_USAGE;
 		}
-		for (i = 0; i < (int)spec.nparams; i++)
-			if (!spec.nvals[i]) {
-				et_err("sweep coalesce: --param %s has no --values", spec.param[i]);
+		for (i = 0; i < (int)sp->nparams; i++)
+			if (!sp->nvals[i]) {
+				et_err("sweep coalesce: --param %s has no --values", sp->param[i]);
 				return EXIT_USAGE;
 			}
 	}
-	ret = sweep_prepare(&o, "sweep");
+	ret = sweep_prepare(op, "sweep");
 	if (ret)
 		return ret;
 	new_json_obj(et_opts.json);
-	print_string(PRINT_ANY, "device", "ethtune sweep %s", o.dev);
-	print_string(PRINT_ANY, "peer", " via %s\n", o.peer);
+	print_string(PRINT_ANY, "device", "ethtune sweep %s", op->dev);
+	print_string(PRINT_ANY, "peer", " via %s\n", op->peer);
 	if (!strcmp(what, "tsq")) {
 		struct tsq_sweep *s = calloc(1, sizeof(*s));
 
-		ret = s ? sweep_tsq(&o, s, err, sizeof(err)) : -ENOMEM;
+		ret = s ? sweep_tsq(op, s, err, sizeof(err)) : -ENOMEM;
 		if (!ret) {
 			sweep_tsq_print(s);
-			if (o.svg &&
-			    svg_write(o.svg, "single-flow throughput vs TSQ limit", s, NULL))
-				et_warn("cannot write %s", o.svg);
+			if (op->svg &&
+			    svg_write(op->svg, "single-flow throughput vs TSQ limit", s, NULL))
+				et_warn("cannot write %s", op->svg);
 		}
 		free(s);
 	} else if (!strcmp(what, "mtu")) {
 		struct mtu_sweep *s = calloc(1, sizeof(*s));
 
-		ret = s ? sweep_mtu(&o, s, err, sizeof(err)) : -ENOMEM;
+		ret = s ? sweep_mtu(op, s, err, sizeof(err)) : -ENOMEM;
 		if (!ret)
 			sweep_mtu_print(s);
 		free(s);
 	} else {
 		struct coal_sweep *s = calloc(1, sizeof(*s));
 
-		ret = s ? sweep_coalesce(&o, &spec, s, err, sizeof(err)) : -ENOMEM;
+		ret = s ? sweep_coalesce(op, sp, s, err, sizeof(err)) : -ENOMEM;
 		if (!ret)
 			sweep_coalesce_print(s);
 		free(s);
 	}
 	delete_json_obj();
 	if (ret) {
-		et_err("sweep %s %s: %s", what, o.dev, err);
+		et_err("sweep %s %s: %s", what, op->dev, err);
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	return EXIT_OK;

@@ -13,11 +13,11 @@
 #include <net/if.h>
 #include <sys/wait.h>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "nl/devobj.h"
 #include "util/ethtune.h"
 #include "out/json_print.h"
-#include "cli/showext.h"
 #include "trace/txlat.h"
 
 #define TXLAT_MAX_BQL	64
@@ -581,15 +581,6 @@ static void txlat_report(const struct txlat_run *r)
 	close_json_object();
 }
 
-/* One line: what is wrong, then the usage. */
-static int txlat_usage(const char *what, const char *arg)
-{
-	et_err("txlat: %s%s%s (usage: ethtune txlat DEV [--duration S] [--load 'PROBE-ARGS' | "
-	       "--load-cmd 'CMD'] [--backend btf|raw|tracepoint])",
-	       what, arg ? " " : "", arg ? arg : "");
-	return EXIT_USAGE;
-}
-
 /* Split a load string on blanks into a NULL-terminated argv after the given prefix. */
 static char **split_args(const char *prefix0, const char *prefix1, const char *s)
 {
@@ -612,76 +603,107 @@ static char **split_args(const char *prefix0, const char *prefix1, const char *s
 	return argv;
 }
 
+enum { O_DURATION = CLI_LONG, O_LOAD, O_LOAD_CMD, O_BACKEND };
+
+static const struct cli_opt txlat_opts[] = {
+	{ "duration", O_DURATION, required_argument, "S",
+	  "trace this long (default 5 s, or while the load runs)" },
+	{ "load", O_LOAD, required_argument, "PROBE-ARGS",
+	  "run 'ethtune probe PROBE-ARGS' while tracing" },
+	{ "load-cmd", O_LOAD_CMD, required_argument, "CMD", "run 'sh -c CMD' while tracing" },
+	{ "backend", O_BACKEND, required_argument, "btf|raw|tracepoint", "BPF attach backend" },
+	CLI_END,
+};
+
+const struct cli_cmd cli_txlat = {
+	.name = "txlat",
+	.fn = cmd_txlat,
+	.synopsis = "DEV",
+	.opts = { txlat_opts },
+	.dev_arg = true,
+};
+
+struct txlat_args {
+	struct txlat_run *r;
+	double dur;
+	bool no_exe;
+};
+
+static bool backend_known(const char *name)
+{
+	const char *const *b;
+
+	for (b = txlat_backend_names(); *b; b++)
+		if (!strcmp(*b, name))
+			return true;
+	return false;
+}
+
+static int txlat_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
+{
+	static char exe[4096];
+	struct txlat_args *t = ctx;
+	char *end;
+	ssize_t n;
+
+	switch (id) {
+	case O_DURATION:
+		t->dur = strtod(arg, &end);
+		if (*end || end == arg || !(t->dur > 0) || t->dur > 86400) {
+			snprintf(err, errlen, "invalid --duration '%s' (seconds, > 0)", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case O_BACKEND:
+		t->r->backend = arg;
+		if (!backend_known(arg)) {
+			snprintf(err, errlen, "unknown --backend '%s' (btf, raw, tracepoint)", arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (t->r->load_argv) {
+		snprintf(err, errlen, "only one --load or --load-cmd");
+		return -EINVAL;
+	}
+	if (id == O_LOAD) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0) {
+			t->no_exe = true;
+			return 0;
+		}
+		exe[n] = 0;
+		t->r->load_argv = split_args(exe, "probe", arg);
+	} else {
+		t->r->load_argv = split_args("/bin/sh", "-c", "");
+		if (t->r->load_argv)
+			t->r->load_argv[2] = (char *)arg;
+	}
+	return 0;
+}
+
 int cmd_txlat(int argc, char **argv)
 {
 	static struct txlat_run r;
-	const char *const *names = txlat_backend_names();
-	char exe[4096], why[256];
-	double dur = -1;
-	int i, ret;
+	struct txlat_args t = { .r = &r, .dur = -1 };
+	char why[256];
+	int ret;
 
 	memset(&r, 0, sizeof(r));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--duration") || !strcmp(a, "--load") || !strcmp(a, "--load-cmd") ||
-		    !strcmp(a, "--backend")) {
-			if (i + 1 >= argc) {
-				et_err("txlat: %s needs a value", a);
-				return EXIT_USAGE;
-			}
-			if (!strcmp(a, "--duration")) {
-				char *end;
-
-				dur = strtod(argv[++i], &end);
-				if (*end || end == argv[i] || !(dur > 0) || dur > 86400) {
-					et_err("txlat: invalid --duration '%s' (seconds, > 0)",
-					       argv[i]);
-					return EXIT_USAGE;
-				}
-			} else if (!strcmp(a, "--backend")) {
-				size_t b;
-
-				r.backend = argv[++i];
-				for (b = 0; names[b]; b++)
-					if (!strcmp(r.backend, names[b]))
-						break;
-				if (!names[b]) {
-					et_err("txlat: unknown --backend '%s' (btf, raw, "
-					       "tracepoint)",
-					       r.backend);
-					return EXIT_USAGE;
-				}
-			} else if (r.load_argv) {
-				et_err("txlat: only one --load or --load-cmd");
-				return EXIT_USAGE;
-			} else if (!strcmp(a, "--load")) {
-				ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-				if (n <= 0) {
-					et_err("txlat: cannot find the ethtune binary for --load");
-					return EXIT_FAIL;
-				}
-				exe[n] = 0;
-				r.load_argv = split_args(exe, "probe", argv[++i]);
-			} else {
-				r.load_argv = split_args("/bin/sh", "-c", "");
-				if (r.load_argv)
-					r.load_argv[2] = argv[++i];
-			}
-		} else if (a[0] == '-') {
-			return txlat_usage("unknown option", a);
-		} else if (r.dev) {
-			et_err("txlat: unexpected argument '%s' (one device at a time)", a);
-			return EXIT_USAGE;
-		} else {
-			r.dev = a;
-		}
+	if (cli_args(&cli_txlat, &argc, argv, txlat_opt, &t, &ret))
+		return ret;
+	if (t.no_exe) {
+		et_err("txlat: cannot find the ethtune binary for --load");
+		return EXIT_FAIL;
 	}
-	if (!r.dev) {
-		return txlat_usage("missing device", NULL);
+	if (argc < 2)
+		return cli_usage_err(&cli_txlat, "missing device");
+	if (argc > 2) {
+		et_err("txlat: unexpected argument '%s' (one device at a time)", argv[2]);
+		return EXIT_USAGE;
 	}
-	r.duration_s = dur > 0 ? dur : (r.load_argv ? 0 : 5);
+	r.dev = argv[1];
+	r.duration_s = t.dur > 0 ? t.dur : (r.load_argv ? 0 : 5);
 	if (enter_netns_opt())
 		return EXIT_FAIL;
 	if (strlen(r.dev) >= IFNAMSIZ || !if_nametoindex(r.dev)) {

@@ -12,7 +12,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
 #include "nl/devobj.h"
 #include "state/devset.h"
 #include "knowledge/drvdb.h"
@@ -22,7 +21,6 @@
 #include "out/json_print.h"
 #include "nl/nl.h"
 #include "knowledge/profile.h"
-#include "cli/showext.h"
 
 static const char *const sect_names[PS_COUNT] = {
 	[PS_PROFILE] = "profile",	[PS_MATCH] = "match",
@@ -1110,7 +1108,7 @@ static int device_ready(const char *dev)
 	return 0;
 }
 
-static int profile_apply(const char *dev, const char *name, bool force, bool dry)
+int profile_apply(const char *dev, const char *name, bool force, bool dry)
 {
 	static const int sects[] = { PS_COALESCE, PS_RING, PS_CHANNELS };
 	struct profile *p = malloc(sizeof(*p));
@@ -1120,24 +1118,24 @@ static int profile_apply(const char *dev, const char *name, bool force, bool dry
 	int ret, mark = 0;
 
 	if (!p)
-		return EXIT_FAIL;
+		return -ENOMEM;
 	if (!dry && !have_cap_net_admin()) {
 		et_err("profile apply: changing %s needs CAP_NET_ADMIN (run as root)", dev);
-		ret = EXIT_FAIL;
+		ret = -EIO;
 		goto out;
 	}
 	if (device_ready(dev) || pick_profile(dev, name, force, p, &d)) {
-		ret = EXIT_FAIL;
+		ret = -EIO;
 		goto out;
 	}
 	if (profile_validate_dev(p, dev, err, sizeof(err))) {
 		et_err("profile %s: %s; nothing applied", p->name, err);
-		ret = EXIT_FAIL;
+		ret = -EIO;
 		goto out;
 	}
 	if (!dry && journal_txn_begin(&mark)) {
 		et_err("profile apply: cannot read the journal %s", journal_path());
-		ret = EXIT_FAIL;
+		ret = -EIO;
 		goto out;
 	}
 	new_json_obj(et_opts.json);
@@ -1186,7 +1184,7 @@ static int profile_apply(const char *dev, const char *name, bool force, bool dry
 	}
 	close_json_array(PRINT_JSON, NULL);
 	delete_json_obj();
-	ret = EXIT_OK;
+	ret = 0;
 	goto out;
 fail:
 	close_json_array(PRINT_JSON, NULL);
@@ -1198,7 +1196,7 @@ fail:
 		       p->name, dev, err, applied, dev);
 	else
 		et_err("profile %s on %s: %s; nothing applied", p->name, dev, err);
-	ret = EXIT_FAIL;
+	ret = -EIO;
 out:
 	free(p);
 	return ret;
@@ -1222,7 +1220,7 @@ static void norm_ws(char *s)
 	*w = '\0';
 }
 
-static int profile_verify(const char *dev, const char *name, bool force)
+int profile_verify(const char *dev, const char *name, bool force, unsigned int *ndrift)
 {
 	static const int sects[] = { PS_COALESCE, PS_RING, PS_CHANNELS };
 	struct profile *p = malloc(sizeof(*p));
@@ -1232,16 +1230,16 @@ static int profile_verify(const char *dev, const char *name, bool force)
 	int ret;
 
 	if (!p)
-		return EXIT_FAIL;
+		return -ENOMEM;
 	if (device_ready(dev) || pick_profile(dev, name, force, p, &d)) {
 		free(p);
-		return EXIT_FAIL;
+		return -EIO;
 	}
 	ret = nl_open_genl(&ns, "ethtool");
 	if (ret) {
 		et_err("cannot open ethtool netlink: %s", strerror(-ret));
 		free(p);
-		return EXIT_FAIL;
+		return ret;
 	}
 	new_json_obj(et_opts.json);
 	print_string(PRINT_ANY, "profile", "profile %s", p->name);
@@ -1319,135 +1317,84 @@ static int profile_verify(const char *dev, const char *name, bool force)
 	delete_json_obj();
 	nl_close(&ns);
 	free(p);
-	return drift ? EXIT_FAIL : EXIT_OK;
+	*ndrift = drift;
+	return 0;
 }
 
-static const char prof_usage[] =
-	"usage: ethtune profile list | show NAME | check FILE... | match DEV |\n"
-	"       apply DEV [NAME] [--force] [--dry-run] | verify DEV [NAME] [--force]";
-
-int cmd_profile(int argc, char **argv)
+int profile_print_list(void)
 {
-	const char *sub = argc > 1 ? argv[1] : NULL, *dev = NULL, *name = NULL;
-	bool force = false, dry = false;
-	int i;
+	int n = 0;
 
-	if (!sub || !strcmp(sub, "help") || !strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		fprintf(sub ? stdout : stderr, "%s\n", prof_usage);
-		return sub ? EXIT_OK : EXIT_USAGE;
-	}
-	if (!strcmp(sub, "list")) {
-		int n = 0;
+	new_json_obj(et_opts.json);
+	open_json_array(PRINT_JSON, "profiles");
+	profile_each(list_cb, &n, true);
+	close_json_array(PRINT_JSON, NULL);
+	if (!n)
+		print_text("no profiles found (./profiles, $ETHTUNE_PROFILE_DIR, "
+			   "/usr/local/share/ethtune/profiles)\n");
+	delete_json_obj();
+	return 0;
+}
 
-		if (argc > 2) {
-			et_err("profile list: unexpected argument '%s'", argv[2]);
-			return EXIT_USAGE;
-		}
+int profile_print(const char *arg, bool check)
+{
+	struct profile *p = malloc(sizeof(*p));
+	char err[600];
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	ret = !check ? profile_find(arg, p, err, sizeof(err))
+		     : profile_load(arg, p, err, sizeof(err));
+	if (ret)
+		et_err("%s", err);
+	else if (!check) {
 		new_json_obj(et_opts.json);
-		open_json_array(PRINT_JSON, "profiles");
-		profile_each(list_cb, &n, true);
-		close_json_array(PRINT_JSON, NULL);
-		if (!n)
-			print_text("no profiles found (./profiles, $ETHTUNE_PROFILE_DIR, "
-				   "/usr/local/share/ethtune/profiles)\n");
+		show_profile(p);
 		delete_json_obj();
-		return EXIT_OK;
+	} else {
+		print_text("%s: ok (profile %s)\n", arg, p->name);
 	}
-	if (!strcmp(sub, "show") || !strcmp(sub, "check")) {
-		struct profile *p;
-		char err[600];
-		int ret = 0;
+	free(p);
+	return ret;
+}
 
-		if (argc < 3 || (!strcmp(sub, "show") && argc != 3)) {
-			et_err("profile %s: usage: ethtune profile %s", sub,
-			       !strcmp(sub, "show") ? "show NAME" : "check FILE...");
-			return EXIT_USAGE;
-		}
-		p = malloc(sizeof(*p));
-		if (!p)
-			return EXIT_FAIL;
-		for (i = 2; i < argc && !ret; i++) {
-			ret = !strcmp(sub, "show") ? profile_find(argv[i], p, err, sizeof(err))
-						   : profile_load(argv[i], p, err, sizeof(err));
-			if (ret)
-				et_err("%s", err);
-			else if (!strcmp(sub, "show")) {
-				new_json_obj(et_opts.json);
-				show_profile(p);
-				delete_json_obj();
-			} else {
-				print_text("%s: ok (profile %s)\n", argv[i], p->name);
-			}
-		}
-		free(p);
-		return ret ? EXIT_FAIL : EXIT_OK;
-	}
-	if (strcmp(sub, "match") && strcmp(sub, "apply") && strcmp(sub, "verify")) {
-		et_err("profile: unknown subcommand '%s'", sub);
-		fprintf(stderr, "%s\n", prof_usage);
-		return EXIT_USAGE;
-	}
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--force") && strcmp(sub, "match")) {
-			force = true;
-		} else if (!strcmp(argv[i], "--dry-run") && !strcmp(sub, "apply")) {
-			dry = true;
-		} else if (argv[i][0] == '-') {
-			et_err("profile %s: unknown option '%s'", sub, argv[i]);
-			return EXIT_USAGE;
-		} else if (!dev) {
-			dev = argv[i];
-		} else if (!name && strcmp(sub, "match")) {
-			name = argv[i];
-		} else {
-			et_err("profile %s: unexpected argument '%s'", sub, argv[i]);
-			return EXIT_USAGE;
-		}
-	}
-	if (!dev) {
-		et_err("profile %s: missing device", sub);
-		fprintf(stderr, "%s\n", prof_usage);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(sub, "apply"))
-		return profile_apply(dev, name, force, dry);
-	if (!strcmp(sub, "verify"))
-		return profile_verify(dev, name, force);
-	{
-		struct profile *best = malloc(sizeof(*best));
-		struct prof_dev d;
-		struct best_ctx c;
-		char desc[256];
-		int ret;
+int profile_print_matches(const char *dev)
+{
+	struct profile *best = malloc(sizeof(*best));
+	struct prof_dev d;
+	struct best_ctx c;
+	char desc[256];
+	int ret;
 
-		if (!best)
-			return EXIT_FAIL;
-		if (device_ready(dev)) {
-			free(best);
-			return EXIT_FAIL;
-		}
-		ret = prof_dev_get(dev, &d);
-		if (ret) {
-			et_err("%s: cannot read driver information: %s", dev, strerror(-ret));
-			free(best);
-			return EXIT_FAIL;
-		}
-		describe_dev(&d, desc, sizeof(desc));
-		c = (struct best_ctx){ &d, best, -1, 0, true };
-		new_json_obj(et_opts.json);
-		print_string(PRINT_ANY, "dev", "%s: ", dev);
-		print_string(PRINT_ANY, "device", "%s\n", desc);
-		open_json_array(PRINT_JSON, "matches");
-		profile_each(best_cb, &c, false);
-		close_json_array(PRINT_JSON, NULL);
-		if (c.n)
-			print_string(PRINT_ANY, "best", "best: %s\n", best->name);
-		delete_json_obj();
+	if (!best)
+		return -ENOMEM;
+	ret = device_ready(dev);
+	if (ret) {
 		free(best);
-		if (!c.n) {
-			et_err("no profile matches %s (%s)", dev, desc);
-			return EXIT_FAIL;
-		}
-		return EXIT_OK;
+		return ret;
 	}
+	ret = prof_dev_get(dev, &d);
+	if (ret) {
+		et_err("%s: cannot read driver information: %s", dev, strerror(-ret));
+		free(best);
+		return ret;
+	}
+	describe_dev(&d, desc, sizeof(desc));
+	c = (struct best_ctx){ &d, best, -1, 0, true };
+	new_json_obj(et_opts.json);
+	print_string(PRINT_ANY, "dev", "%s: ", dev);
+	print_string(PRINT_ANY, "device", "%s\n", desc);
+	open_json_array(PRINT_JSON, "matches");
+	profile_each(best_cb, &c, false);
+	close_json_array(PRINT_JSON, NULL);
+	if (c.n)
+		print_string(PRINT_ANY, "best", "best: %s\n", best->name);
+	delete_json_obj();
+	free(best);
+	if (!c.n) {
+		et_err("no profile matches %s (%s)", dev, desc);
+		return -ENOENT;
+	}
+	return 0;
 }

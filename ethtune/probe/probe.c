@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
 #include "nl/devobj.h"
 #include "util/ethtune.h"
 #include "out/json_print.h"

@@ -9,14 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/commands.h"
 #include "util/ethtune.h"
 #include "out/json_print.h"
 #include "probe/rdma.h"
-
-#define RDMA_USAGE                                                                                 \
-	"rdma list | caps [IBDEV] | probe IBDEV [--port N] [--gid-index N] [--msg-size B]\n"       \
-	"            [--depth D] [--iters N] [--cq-count N --cq-period US] [--sweep] [--poll]"
 
 /* ---- GIDs ---- */
 
@@ -121,99 +116,6 @@ void rdma_lat_summary(uint64_t *ns, size_t n, struct rdma_lat *out)
 	out->p90 = pct(ns, n, 0.90);
 	out->p99 = pct(ns, n, 0.99);
 	out->p999 = pct(ns, n, 0.999);
-}
-
-/* ---- option parsing ---- */
-
-int rdma_probe_parse(int argc, char **argv, struct rdma_probe_opts *o, char *err, size_t errlen)
-{
-	memset(o, 0, sizeof(*o));
-	o->gid_index = -1;
-	o->msg_size = 64;
-	o->depth = 1;
-	o->iters = 10000;
-	o->cq_count = -1;
-	o->cq_period = -1;
-
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		uint64_t v;
-		int ret;
-
-		if (!strcmp(a, "--sweep")) {
-			o->sweep = true;
-			continue;
-		}
-		if (!strcmp(a, "--poll")) {
-			o->poll = true;
-			continue;
-		}
-		if (a[0] != '-') {
-			if (o->ibdev) {
-				snprintf(err, errlen, "unexpected argument '%s' (one IBDEV only)",
-					 a);
-				return -EINVAL;
-			}
-			o->ibdev = a;
-			continue;
-		}
-		if (i + 1 >= argc) {
-			snprintf(err, errlen, "%s needs a value", a);
-			return -EINVAL;
-		}
-		ret = !strcmp(a, "--msg-size") ? parse_size(argv[i + 1], &v)
-					       : parse_u64(argv[i + 1], &v);
-		if (ret) {
-			snprintf(err, errlen, "%s: invalid value '%s'", a, argv[i + 1]);
-			return -EINVAL;
-		}
-		i++;
-		if (!strcmp(a, "--msg-size") && v >= 1 && v <= (1u << 30)) {
-			o->msg_size = v;
-		} else if (!strcmp(a, "--depth") && v >= 1 && v <= 4096) {
-			o->depth = v;
-		} else if (!strcmp(a, "--iters") && v >= 1 && v <= 100000000) {
-			o->iters = v;
-		} else if (!strcmp(a, "--port") && v >= 1 && v <= 255) {
-			o->port = v;
-		} else if (!strcmp(a, "--gid-index") && v <= 65535) {
-			o->gid_index = v;
-		} else if (!strcmp(a, "--cq-count") && v <= 65535) {
-			o->cq_count = v;
-		} else if (!strcmp(a, "--cq-period") && v <= 65535) {
-			o->cq_period = v;
-		} else if (!strcmp(a, "--msg-size") || !strcmp(a, "--depth") ||
-			   !strcmp(a, "--iters") || !strcmp(a, "--port") ||
-			   !strcmp(a, "--gid-index") || !strcmp(a, "--cq-count") ||
-			   !strcmp(a, "--cq-period")) {
-			snprintf(err, errlen, "%s: value %s out of range", a, argv[i]);
-			return -ERANGE;
-		} else {
-			snprintf(err, errlen, "unknown option '%s'", a);
-			return -EINVAL;
-		}
-	}
-	if (!o->ibdev) {
-		snprintf(err, errlen, "probe needs an RDMA device (see 'ethtune rdma list')");
-		return -EINVAL;
-	}
-	if ((o->cq_count < 0) != (o->cq_period < 0)) {
-		snprintf(err, errlen, "--cq-count and --cq-period go together");
-		return -EINVAL;
-	}
-	if (o->cq_count > (int)o->depth && o->cq_period == 0) {
-		/* only the count could raise an event, and fewer WRs than that are ever in flight
-		 */
-		snprintf(err, errlen, "--cq-count %d above --depth %u needs a --cq-period",
-			 o->cq_count, o->depth);
-		return -EINVAL;
-	}
-	if (o->sweep && o->cq_count >= 0) {
-		snprintf(err, errlen,
-			 "--sweep chooses CQ moderation itself; drop --cq-count/--cq-period");
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* ---- devices ---- */
@@ -396,7 +298,7 @@ static int list_dev(const struct rdma_ops *ops, struct ibv_device *dev)
 	return ret;
 }
 
-static int rdma_list(void)
+int rdma_list(void)
 {
 	struct rdma_devs d;
 	int ret, fails = 0;
@@ -404,7 +306,7 @@ static int rdma_list(void)
 	ret = devs_get(&d);
 	if (ret) {
 		et_err("cannot list RDMA devices: %s", strerror(-ret));
-		return EXIT_FAIL;
+		return ret;
 	}
 	new_json_obj(et_opts.json);
 	open_json_array(PRINT_JSON, "devices");
@@ -415,7 +317,7 @@ static int rdma_list(void)
 	close_json_array(PRINT_JSON, NULL);
 	delete_json_obj();
 	devs_put(&d);
-	return fails ? EXIT_FAIL : EXIT_OK;
+	return fails ? -EIO : 0;
 }
 
 /* ---- caps ---- */
@@ -495,39 +397,35 @@ static int caps_dev(const struct rdma_ops *ops, struct ibv_device *dev)
 	return 0;
 }
 
-static int rdma_caps(int argc, char **argv)
+int rdma_caps(const char *ibdev)
 {
 	struct rdma_devs d;
 	int ret, fails = 0;
 
-	if (argc > 1) {
-		et_err("caps takes at most one RDMA device");
-		return EXIT_USAGE;
-	}
 	ret = devs_get(&d);
 	if (ret) {
 		et_err("cannot list RDMA devices: %s", strerror(-ret));
-		return EXIT_FAIL;
+		return ret;
 	}
-	if (argc == 1 && !devs_find(&d, argv[0])) {
-		et_err("no RDMA device '%s'%s", argv[0],
+	if (ibdev && !devs_find(&d, ibdev)) {
+		et_err("no RDMA device '%s'%s", ibdev,
 		       d.n ? " (see 'ethtune rdma list')" : ": this host has no RDMA devices");
 		devs_put(&d);
-		return EXIT_FAIL;
+		return -ENODEV;
 	}
 	new_json_obj(et_opts.json);
 	open_json_array(PRINT_JSON, "devices");
 	if (!d.n)
 		print_text("no RDMA devices\n");
 	for (int i = 0; i < d.n; i++) {
-		if (argc == 1 && strcmp(d.ops->get_device_name(d.list[i]), argv[0]))
+		if (ibdev && strcmp(d.ops->get_device_name(d.list[i]), ibdev))
 			continue;
 		fails += caps_dev(d.ops, d.list[i]) != 0;
 	}
 	close_json_array(PRINT_JSON, NULL);
 	delete_json_obj();
 	devs_put(&d);
-	return fails ? EXIT_FAIL : EXIT_OK;
+	return fails ? -EIO : 0;
 }
 
 /* ---- probe: two RC QPs on one port, A sends to B; A's send CQ is the one measured ---- */
@@ -973,9 +871,9 @@ static unsigned int sweep_points(const struct ibv_cq_moderation_caps *c, struct 
 	return n;
 }
 
-static int rdma_probe(int argc, char **argv)
+int rdma_probe(const struct rdma_probe_opts *op)
 {
-	struct rdma_probe_opts o;
+	struct rdma_probe_opts o = *op;
 	struct rdma_devs d;
 	struct ibv_device *dev;
 	struct lb lb;
@@ -983,18 +881,14 @@ static int rdma_probe(int argc, char **argv)
 	unsigned int nsets = 1;
 	const struct ibv_cq_moderation_caps *mc;
 	bool mod_ok;
-	char err[200], g[INET6_ADDRSTRLEN];
+	char g[INET6_ADDRSTRLEN];
 	uint64_t *lat = NULL;
-	int ret, rc = EXIT_FAIL, mod_err = 0;
+	int ret, rc = -EIO, mod_err = 0;
 
-	if (rdma_probe_parse(argc, argv, &o, err, sizeof(err))) {
-		et_err("%s", err);
-		return EXIT_USAGE;
-	}
 	ret = devs_get(&d);
 	if (ret) {
 		et_err("cannot list RDMA devices: %s", strerror(-ret));
-		return EXIT_FAIL;
+		return ret;
 	}
 	dev = devs_find(&d, o.ibdev);
 	if (!dev) {
@@ -1005,7 +899,7 @@ static int rdma_probe(int argc, char **argv)
 			       "(load rdma_rxe and 'rdma link add rxe0 type rxe netdev DEV')",
 			       o.ibdev);
 		devs_put(&d);
-		return EXIT_FAIL;
+		return -ENODEV;
 	}
 	memset(&lb, 0, sizeof(lb));
 	lb.ops = d.ops;
@@ -1107,39 +1001,10 @@ static int rdma_probe(int argc, char **argv)
 	}
 	close_json_array(PRINT_JSON, NULL);
 	delete_json_obj();
-	rc = EXIT_OK;
+	rc = 0;
 out:
 	free(lat);
 	lb_close(&lb);
 	devs_put(&d);
 	return rc;
-}
-
-int cmd_rdma(int argc, char **argv)
-{
-	if (et_opts.netns) {
-		int ret = netns_switch(et_opts.netns);
-
-		if (ret) {
-			et_err("cannot enter namespace '%s': %s", et_opts.netns, strerror(-ret));
-			return EXIT_FAIL;
-		}
-	}
-	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {
-		fprintf(argc < 2 ? stderr : stdout, "Usage: ethtune %s\n", RDMA_USAGE);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
-	}
-	if (!strcmp(argv[1], "list")) {
-		if (argc > 2) {
-			et_err("list takes no arguments");
-			return EXIT_USAGE;
-		}
-		return rdma_list();
-	}
-	if (!strcmp(argv[1], "caps"))
-		return rdma_caps(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "probe"))
-		return rdma_probe(argc - 2, argv + 2);
-	et_err("unknown rdma command '%s' (list, caps, probe)", argv[1]);
-	return EXIT_USAGE;
 }

@@ -17,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
 #include "util/ethtune.h"
 #include "out/json_print.h"
 #include "probe/probe_int.h"
@@ -359,45 +358,21 @@ static int serve_listen(const char *bind_addr, uint16_t port, char *shown, size_
 	return fd;
 }
 
-int cmd_serve(int argc, char **argv)
+/* Listen and serve sessions until SIGTERM/SIGINT (or, once, the first session's end). 0, or
+ * -errno: cannot listen, or (once) the session failed. */
+int serve_run(const char *bind_addr, uint32_t port, bool once)
 {
-	const char *bind_addr = NULL;
-	uint32_t port = PROBE_DEFAULT_PORT;
-	bool once = false;
 	pid_t child = 0;
-	int child_rc = 0, lfd, i;
+	int child_rc = 0, lfd;
 	char shown[80];
 	struct sigaction sa = { .sa_handler = on_term };
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--bind") && i + 1 < argc) {
-			bind_addr = argv[++i];
-		} else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
-			if (parse_u32(argv[++i], &port) || port < 1 || port > 65535) {
-				et_err("port '%s' is not 1..65535", argv[i]);
-				return EXIT_USAGE;
-			}
-		} else if (!strcmp(argv[i], "--once")) {
-			once = true;
-		} else {
-			et_err("serve: unknown or incomplete option '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
-	if (et_opts.netns) {
-		int r = netns_switch(et_opts.netns);
-
-		if (r) {
-			et_err("namespace '%s': %s", et_opts.netns, strerror(-r));
-			return EXIT_FAIL;
-		}
-	}
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	lfd = serve_listen(bind_addr, port, shown, sizeof(shown));
 	if (lfd < 0)
-		return EXIT_FAIL;
+		return -EADDRNOTAVAIL;
 	print_text("ethtune serve: listening on %s\n", shown);
 	fflush(stdout);
 	while (!serve_quit) {
@@ -456,5 +431,5 @@ done:
 		waitpid(child, NULL, 0);
 	}
 	close(lfd);
-	return once && child_rc ? EXIT_FAIL : EXIT_OK;
+	return once && child_rc ? -EIO : 0;
 }

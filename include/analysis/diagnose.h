@@ -103,4 +103,15 @@ void diag_decide(const char *dev, struct diag *d);
 /* "delayed-completion", "prompt-completion", "inconclusive", ... */
 const char *diag_headline(const struct diag *d);
 
+/* What ethtune diagnose measures beyond the flows (the command's options). */
+struct diag_opts {
+	bool tsq_sweep, mtu_sweep, no_txlat;
+	double budget_s; /* for the interleaved flow measurement */
+	double t0;	 /* when the command started (et_now_s()), for elapsed-s */
+};
+struct sweep_opts;
+/* Measure o->dev against o->peer, judge and print the findings (sweep_prepare() done). 0, or
+ * -errno after one line saying why. */
+int diagnose_dev(const struct sweep_opts *o, const struct diag_opts *opt);
+
 #endif

@@ -128,13 +128,7 @@ void sweep_coalesce_print(const struct coal_sweep *s);
 /* Mark the Pareto front: throughput (constrained) up, RR p99 down, interrupts/CPU down. */
 void coal_pareto(struct coal_sweep *s);
 
-/* Parse the options every sweep shares; argv[i] consumed, *used set. 1 if taken, 0 if not
- * ours, -EINVAL with err on a bad value. */
-int sweep_parse_common(struct sweep_opts *o, int argc, char **argv, int i, int *used, char *err,
-		       size_t errlen);
 void sweep_opts_init(struct sweep_opts *o);
-/* Device, peer, privilege and --netns checks; prints the error; an exit code or 0. */
-int sweep_prepare(struct sweep_opts *o, const char *cmd);
 
 /* All of these change things only temporarily (undo_temp_begin) and restore at the end. */
 int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t errlen);

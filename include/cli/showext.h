@@ -5,8 +5,4 @@
 /* Print what ethtune knows about this driver under the current JSON object. */
 void show_driver_extras(const char *dev, const char *driver);
 
-/* Shared by commands that take a device: --netns handling and a clear missing-device line. */
-int enter_netns_opt(void);
-int report_missing_dev(const char *dev);
-
 #endif

@@ -75,4 +75,17 @@ int kver_cmp(const char *a, const char *b);
 /* Fill d from the device (ethtool drvinfo ioctl, sysfs PCI ids, uname). 0 or -errno. */
 int prof_dev_get(const char *dev, struct prof_dev *d);
 
+/* ethtune profile: each prints its report (text or JSON) and returns 0, or -errno after one
+ * line saying why. */
+int profile_print_list(void);
+/* Show profile NAME (or path), or, check, load a file and print "FILE: ok". */
+int profile_print(const char *arg, bool check);
+/* Every profile that matches dev, and the best. -ENOENT: none matches. */
+int profile_print_matches(const char *dev);
+/* Apply name (NULL: the best match; force: even if it does not match) to dev, all or nothing;
+ * dry: only print what would be applied. */
+int profile_apply(const char *dev, const char *name, bool force, bool dry);
+/* Compare dev's settings with the profile; *drift: how many differ or are unsupported. */
+int profile_verify(const char *dev, const char *name, bool force, unsigned int *drift);
+
 #endif

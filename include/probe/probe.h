@@ -124,6 +124,10 @@ int probe_run(const struct probe_cfg *cfg, struct probe_result *res);
 int probe_peer_split(const char *s, uint16_t defport, char *host, size_t hl, uint16_t *port);
 const char *probe_test_name(enum probe_test t);
 int probe_test_parse(const char *s, enum probe_test *t);
+/* ethtune serve: listen on bind_addr (NULL: any) and port, one session at a time, each in a
+ * child, until SIGTERM or SIGINT, or (once) the first session ends. 0, or -errno: cannot
+ * listen (the line is printed), or (once) the session failed. */
+int serve_run(const char *bind_addr, uint32_t port, bool once);
 const char *probe_stop_name(enum probe_stop s);
 
 /* --- Control protocol (proto.c): 4-byte big-endian length, then a JSON object. --- */

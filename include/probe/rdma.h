@@ -76,22 +76,6 @@ const char *rdma_gid_type_str(uint32_t type);
  * link-local, then any RoCEv2, RoCEv1, IB. Returns the index in entries[] or -ENOENT. */
 int rdma_pick_gid(const struct ibv_gid_entry *e, unsigned int n);
 
-/* Options of `ethtune rdma probe`. */
-struct rdma_probe_opts {
-	const char *ibdev;
-	uint32_t port;	   /* 0: first active port */
-	int gid_index;	   /* -1: automatic */
-	uint32_t msg_size; /* bytes per send */
-	uint32_t depth;	   /* sends in flight */
-	uint32_t iters;	   /* completions measured per setting */
-	int cq_count;	   /* -1: leave CQ moderation alone */
-	int cq_period;	   /* microseconds, -1: leave alone */
-	bool sweep;	   /* vary CQ moderation */
-	bool poll;	   /* busy-poll the CQ instead of waiting for events */
-};
-/* Parse argv (after "probe"); on error one line to err, -EINVAL. */
-int rdma_probe_parse(int argc, char **argv, struct rdma_probe_opts *o, char *err, size_t errlen);
-
 /* Latency summary of n samples (ns, sorted in place). */
 struct rdma_lat {
 	double p50, p90, p99, p999, min, max, mean; /* microseconds */

@@ -1,4 +1,4 @@
-/* RDMA and mlx5 without libibverbs: sysfs lookups, `show` extras, whether verbs are built in. */
+/* RDMA and mlx5 without libibverbs: sysfs lookups, `show` extras, the rdma commands' entries. */
 #ifndef ETHTUNE_RDMA_SYSFS_H
 #define ETHTUNE_RDMA_SYSFS_H
 
@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* The verbs backend of this build (drivers/mlx5/verbs.c); NULL in a build without rdma-core
- * (WITH_RDMA=0, ethtune/probe/rdma_none.c). The table itself is in probe/rdma.h. */
+ * (WITH_RDMA=0, drivers/mlx5/verbs_none.c). The table itself is in probe/rdma.h. */
 struct rdma_ops;
 const struct rdma_ops *rdma_backend(void);
 
@@ -35,5 +35,25 @@ struct mlx5_pflags {
 	bool on[MLX5_MAX_PFLAGS];
 };
 int mlx5_read_pflags(const char *netdev, struct mlx5_pflags *pf);
+
+/* Options of `ethtune rdma probe`. */
+struct rdma_probe_opts {
+	const char *ibdev;
+	uint32_t port;	   /* 0: first active port */
+	int gid_index;	   /* -1: automatic */
+	uint32_t msg_size; /* bytes per send */
+	uint32_t depth;	   /* sends in flight */
+	uint32_t iters;	   /* completions measured per setting */
+	int cq_count;	   /* -1: leave CQ moderation alone */
+	int cq_period;	   /* microseconds, -1: leave alone */
+	bool sweep;	   /* vary CQ moderation */
+	bool poll;	   /* busy-poll the CQ instead of waiting for events */
+};
+
+/* ethtune rdma list | caps [IBDEV] | probe: print the report; 0, or -errno after one line
+ * (-ENODEV: no such device; -EIO: some device or measurement failed). */
+int rdma_list(void);
+int rdma_caps(const char *ibdev);
+int rdma_probe(const struct rdma_probe_opts *o);
 
 #endif

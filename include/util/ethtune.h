@@ -15,12 +15,6 @@ enum {
 	EXIT_USAGE = 2, /* bad command line */
 };
 
-struct et_cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *usage;
-};
-
 /* Global options parsed before the command, as the user gave them (never changed later). */
 struct et_opts {
 	bool json;
@@ -51,6 +45,12 @@ int et_stop_signal(void); /* the pending stop signal, 0 if none */
 void et_stop_reraise(void);
 /* Find the named namespace holding device dev (buf gets the name). 0 or -ENOENT. */
 int netns_find_dev(const char *dev, char *buf, size_t len);
+
+/* Enter the --netns namespace, if any; one clear line on failure. 0 or -errno. */
+int enter_netns_opt(void);
+/* One clear line for an unknown device: says which named namespace holds it, if one does.
+ * Returns -ENODEV (-EINVAL for a name too long). */
+int report_missing_dev(const char *dev);
 
 /* Strict number parsing: whole string, range-checked. 0 or -EINVAL/-ERANGE. */
 int parse_u32(const char *s, uint32_t *out);
