@@ -27,6 +27,7 @@ $(O)/ethtune: $(TOOL_OBJS) $(EXTRA_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(EXTRA_LDLIBS)
 
 $(O)/libethtune.a: $(LIB_OBJS) $(EXTRA_OBJS)
+	@rm -f $@ # a fresh archive: an object whose source moved must not linger
 	$(AR) rcs $@ $^
 
 $(O)/obj/%.o: %.c $(wildcard include/*/*.h) $(EXTRA_DEPS)
