@@ -245,7 +245,7 @@ static double iter_value(const struct probe_cfg *cfg, const struct eng *e,
 
 /* One iteration on an open control connection. */
 static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
-		    struct client_ctx *cc, struct probe_hist *hist, double *flow, double *value)
+		    struct client_ctx *cc, struct stats_hist *hist, double *flow, double *value)
 {
 	const struct probe_cfg *cfg = cc->cfg;
 	struct probe_result *res = cc->res;
@@ -398,7 +398,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	struct eng_sockopts cso = { 0 };
 	struct client_ctx cc = { .cfg = cfg, .res = res };
 	struct sockaddr_storage peer;
-	struct probe_hist *hist;
+	struct stats_hist *hist;
 	socklen_t pl;
 	char host[256], ps[8], e2[256] = "", dev[IFNAMSIZ];
 	double flow[PROBE_MAX_FLOWS], flow_sum[PROBE_MAX_FLOWS] = { 0 };
@@ -499,7 +499,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 				break;
 			continue;
 		}
-		res->ci_half = probe_ci_half(res->iter_value, n, cfg->conf_level, &mean);
+		res->ci_half = stats_ci_half(res->iter_value, n, cfg->conf_level, &mean);
 		res->ci_width_pct = mean > 0 ? 200 * res->ci_half / mean : INFINITY;
 		if (n >= cfg->iter_min && n >= 2 && res->ci_width_pct <= cfg->conf_width) {
 			res->stop = PROBE_STOP_CONFIDENT;
@@ -509,7 +509,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 			res->stop = PROBE_STOP_MAX_ITER;
 	}
 	res->n_iter = n;
-	probe_ci_half(res->iter_value, n, 95, &res->value);
+	stats_ci_half(res->iter_value, n, 95, &res->value);
 	for (i = 0; i < cfg->flows; i++) {
 		if (cfg->test == PROBE_STREAM || cfg->test == PROBE_MAERTS)
 			res->flow_mbps[i] = flow_sum[i] / n;

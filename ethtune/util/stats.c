@@ -1,8 +1,8 @@
-/* Statistics for the probe: Student t quantiles, confidence intervals, latency histograms. */
+/* Statistics every layer shares: Student t, mean intervals, Welch, Wilson, quantiles, histograms. */
 #include <math.h>
 #include <string.h>
 
-#include "probe/probe.h"
+#include "util/stats.h"
 
 /* Regularized incomplete beta I_x(a,b) by Lentz's continued fraction. */
 static double betacf(double a, double b, double x)
@@ -64,7 +64,7 @@ static double t_cdf(double t, unsigned int df)
 	return t >= 0 ? 1 - tail : tail;
 }
 
-double probe_t_quantile(double p, unsigned int df)
+double stats_t_quantile(double p, unsigned int df)
 {
 	double lo = 0, hi = 1e7;
 	int i;
@@ -72,7 +72,7 @@ double probe_t_quantile(double p, unsigned int df)
 	if (df == 0 || p <= 0 || p >= 1)
 		return NAN;
 	if (p < 0.5)
-		return -probe_t_quantile(1 - p, df);
+		return -stats_t_quantile(1 - p, df);
 	for (i = 0; i < 200 && hi - lo > 1e-12 * (1 + lo); i++) {
 		double mid = (lo + hi) / 2;
 
@@ -84,7 +84,7 @@ double probe_t_quantile(double p, unsigned int df)
 	return (lo + hi) / 2;
 }
 
-double probe_ci_half(const double *v, unsigned int n, double level, double *mean)
+double stats_ci_half(const double *v, unsigned int n, double level, double *mean)
 {
 	double m = 0, ss = 0;
 	unsigned int i;
@@ -98,13 +98,13 @@ double probe_ci_half(const double *v, unsigned int n, double level, double *mean
 		return INFINITY;
 	for (i = 0; i < n; i++)
 		ss += (v[i] - m) * (v[i] - m);
-	return probe_t_quantile(0.5 + level / 200.0, n - 1) * sqrt(ss / (n - 1)) / sqrt(n);
+	return stats_t_quantile(0.5 + level / 200.0, n - 1) * sqrt(ss / (n - 1)) / sqrt(n);
 }
 
 void stats_mean_ci(const double *v, unsigned int n, double level, struct et_ci *c)
 {
 	c->n = n;
-	c->half = probe_ci_half(v, n, level, &c->mean);
+	c->half = stats_ci_half(v, n, level, &c->mean);
 	c->lo = c->mean - c->half;
 	c->hi = c->mean + c->half;
 }
@@ -170,7 +170,37 @@ void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
 	*hi = fmin(1, c + h);
 }
 
-void hist_add(struct probe_hist *h, uint64_t v)
+uint64_t stats_rank(double q, uint64_t n)
+{
+	uint64_t r = (uint64_t)ceil(q * (double)n);
+
+	if (r < 1)
+		r = 1;
+	return r > n ? n : r;
+}
+
+unsigned int stats_bucket_of_rank(const uint64_t *count, unsigned int nb, uint64_t rank)
+{
+	uint64_t cum = 0;
+	unsigned int i;
+
+	for (i = 0; i < nb; i++) {
+		cum += count[i];
+		if (cum >= rank)
+			return i;
+	}
+	return nb;
+}
+
+double stats_quantile_sorted(const double *v, unsigned int n, double q)
+{
+	double pos = q * (n - 1);
+	unsigned int i = (unsigned int)pos;
+
+	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+void hist_add(struct stats_hist *h, uint64_t v)
 {
 	if (!h->n || v < h->min)
 		h->min = v;
@@ -181,7 +211,7 @@ void hist_add(struct probe_hist *h, uint64_t v)
 	h->b[hist_idx(v)]++;
 }
 
-void hist_merge(struct probe_hist *dst, const struct probe_hist *src)
+void hist_merge(struct stats_hist *dst, const struct stats_hist *src)
 {
 	unsigned int i;
 
@@ -212,9 +242,9 @@ static void bucket_range(unsigned int i, double *lo, double *w)
 	*w = (double)(1ULL << shift);
 }
 
-double hist_quantile(const struct probe_hist *h, double q)
+double hist_quantile(const struct stats_hist *h, double q)
 {
-	uint64_t rank, acc = 0;
+	double lo, w, v;
 	unsigned int i;
 
 	if (!h->n)
@@ -223,22 +253,14 @@ double hist_quantile(const struct probe_hist *h, double q)
 		return h->min;
 	if (q >= 1)
 		return h->max;
-	rank = (uint64_t)ceil(q * h->n);
-	if (rank < 1)
-		rank = 1;
-	for (i = 0; i < HIST_BUCKETS; i++) {
-		acc += h->b[i];
-		if (acc >= rank) {
-			double lo, w, v;
-
-			bucket_range(i, &lo, &w);
-			v = lo + (w > 1 ? w / 2 : 0);
-			if (v < h->min)
-				v = h->min;
-			if (v > h->max)
-				v = h->max;
-			return v;
-		}
-	}
-	return h->max;
+	i = stats_bucket_of_rank(h->b, HIST_BUCKETS, stats_rank(q, h->n));
+	if (i == HIST_BUCKETS)
+		return h->max;
+	bucket_range(i, &lo, &w);
+	v = lo + (w > 1 ? w / 2 : 0);
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
 }
