@@ -131,7 +131,7 @@ static int read_state(const char *dev, struct diag *d)
 	} else if (d->knob) {
 		d->allowed_us = 0; /* a frame count or mode switch: completion follows the IRQ */
 	}
-	d->tsq_now = 4194304;
+	d->tsq_now = TSQ_DEFAULT_BYTES;
 	if (!sysctl_get("net.ipv4.tcp_limit_output_bytes", buf, sizeof(buf)))
 		d->tsq_now = strtoull(buf, NULL, 10);
 	if (!sysctl_get("net.ipv4.tcp_congestion_control", buf, sizeof(buf)) && !strcmp(buf, "bbr"))
@@ -637,7 +637,7 @@ static void print_findings(const struct diag *d)
 /* What the measured D would cost one flow at the common TSQ limits and line rates. */
 static void print_cost(const struct diag *d)
 {
-	static const uint64_t tsq[] = { 131072, 1048576, 4194304 };
+	static const uint64_t tsq[] = { 128ULL << 10, 1ULL << 20, TSQ_DEFAULT_BYTES };
 	static const double gbps[] = { 1, 10, 25, 100 };
 	unsigned int i, j;
 

@@ -20,7 +20,7 @@ void model_defaults(struct model_in *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->rate_bps = 10e9;
-	in->tsq = 4194304;
+	in->tsq = TSQ_DEFAULT_BYTES;
 	in->mtu = 1500;
 	in->gso_size = 65536;
 	in->rtt_us = -1;
@@ -60,52 +60,24 @@ int model_timer_parse(const char *s, enum model_timer *t)
 	return -EINVAL;
 }
 
-static int kver_parse(const char *s, int v[3])
-{
-	int i;
-
-	v[0] = v[1] = v[2] = 0;
-	for (i = 0; i < 3; i++) {
-		char *end;
-		long x;
-
-		if (!isdigit((unsigned char)*s))
-			return i >= 2 ? 0 : -EINVAL;
-		x = strtol(s, &end, 10);
-		v[i] = (int)x;
-		s = end;
-		if (*s != '.')
-			return i >= 1 ? 0 : -EINVAL;
-		s++;
-	}
-	return 0;
-}
-
-static bool kver_ge(const int v[3], int a, int b)
-{
-	return v[0] > a || (v[0] == a && v[1] >= b);
-}
-
 int model_set_kernel(struct model_in *in, const char *release, bool paced)
 {
-	int v[3];
-
-	if (!release || kver_parse(release, v))
+	if (!kver_valid(release))
 		return -EINVAL;
-	if (!kver_ge(v, 3, 6)) { /* no TSQ (46d3ceabd8d9, v3.6) */
+	if (!kver_at_least(release, 3, 6)) { /* no TSQ (46d3ceabd8d9, v3.6) */
 		in->tsq = 1ULL << 40;
 		in->pacing_bps = -1;
-	} else if (!kver_ge(v, 3, 12)) { /* v3.6 TSQ: the sysctl alone */
+	} else if (!kver_at_least(release, 3, 12)) { /* v3.6 TSQ: the sysctl alone */
 		in->pacing_bps = -1;
-	} else if (paced && kver_ge(v, 4, 20) && !kver_ge(v, 6, 16)) {
+	} else if (paced && kver_at_least(release, 4, 20) && !kver_at_least(release, 6, 16)) {
 		in->tsq = 1ULL << 40; /* c73e5807e4f6: paced flows ignore the sysctl */
 		if (in->pacing_bps < 0)
 			in->pacing_bps = 0;
 	} else if (in->pacing_bps < 0) {
 		in->pacing_bps = 0;
 	}
-	in->one_skb_exception = kver_ge(v, 4, 10);
-	in->exception_skbs = kver_ge(v, 6, 7) ? 1 : 0;
+	in->one_skb_exception = kver_at_least(release, 4, 10);
+	in->exception_skbs = kver_at_least(release, 6, 7) ? 1 : 0;
 	return 0;
 }
 

@@ -16,13 +16,13 @@
 #include "nl/devobj.h"
 #include "state/devset.h"
 #include "util/ethtune.h"
+#include "util/stats.h"
 #include "state/journal.h"
 #include "out/json_print.h"
 #include "cli/showext.h"
 #include "analysis/sweep.h"
 
 #define TSQ_SYSCTL	"net.ipv4.tcp_limit_output_bytes"
-#define TSQ_DEFAULT_NOW (4u << 20) /* v6.16 default; 1 MiB from 2018, 256 KiB in v4.2 */
 
 void sweep_opts_init(struct sweep_opts *o)
 {
@@ -32,16 +32,6 @@ void sweep_opts_init(struct sweep_opts *o)
 	o->tsq_min = 2048;
 	o->tsq_max = 16u << 20;
 	o->tsq_constrained = 128u << 10;
-}
-
-bool kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int a = 0, b = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
-		return false;
-	return a > major || (a == major && b >= minor);
 }
 
 static void root_qdisc(const char *dev, char *buf, size_t len)
@@ -167,14 +157,6 @@ static int cmp_point(const void *a, const void *b)
 	return x->limit < y->limit ? -1 : x->limit > y->limit;
 }
 
-static double quantile(const double *v, unsigned int n, double q)
-{
-	double pos = q * (n - 1);
-	unsigned int i = (unsigned int)pos;
-
-	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
 /* The delay TSQ waits for, from the throttled points' residence times. */
 static void residence_delay(struct tsq_sweep *s)
 {
@@ -193,9 +175,9 @@ static void residence_delay(struct tsq_sweep *s)
 		return;
 	qsort(d, n, sizeof(d[0]), cmp_double);
 	s->n_res = n;
-	s->d_res_us = quantile(d, n, 0.5);
-	s->d_res_lo_us = quantile(d, n, 0.25);
-	s->d_res_hi_us = quantile(d, n, 0.75);
+	s->d_res_us = stats_quantile_sorted(d, n, 0.5);
+	s->d_res_lo_us = stats_quantile_sorted(d, n, 0.25);
+	s->d_res_hi_us = stats_quantile_sorted(d, n, 0.75);
 }
 
 /* What the wire allows: goodput per wire byte (rho) from the MTU and GSO size, the line rate
@@ -387,7 +369,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 		s->fit_ok = true;
 		s->cap_current_mbps =
 			model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
-		s->cap_default_mbps = model_sw(TSQ_DEFAULT_NOW, s->rho, s->fit.R, s->fit.D) / 1e6;
+		s->cap_default_mbps = model_sw(TSQ_DEFAULT_BYTES, s->rho, s->fit.R, s->fit.D) / 1e6;
 	}
 	residence_delay(s);
 	s->elapsed_s = et_now_s() - t0;
@@ -483,38 +465,42 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 	close_json_object();
 }
 
+/* The peer's change, run in the peer's namespace; its journal entries stay the owner's. */
+struct peer_set {
+	const struct sweep_opts *o;
+	int argc;
+	char **argv;
+	pid_t owner;
+};
+
+static int peer_set_in_netns(void *ctx)
+{
+	const struct peer_set *p = ctx;
+	char e[512];
+	int ret;
+
+	journal_temp_adopt(p->owner);
+	ret = devset_apply(p->o->peer_dev, p->argc, p->argv, e, sizeof(e), NULL);
+	if (ret)
+		fprintf(stderr, "ethtune: peer %s: %s\n", p->o->peer_dev, e);
+	return ret;
+}
+
 /* Change dev (and the peer's device, possibly in its namespace) temporarily. */
 static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	pid_t pid, owner = getpid();
-	int ret, st;
+	struct peer_set p = { o, argc, argv, getpid() };
+	int ret;
 
 	ret = devset_apply(o->dev, argc, argv, err, errlen, NULL);
 	if (ret || !o->peer_dev)
 		return ret;
 	if (!o->peer_netns || (et_opts.netns && !strcmp(o->peer_netns, et_opts.netns)))
 		return devset_apply(o->peer_dev, argc, argv, err, errlen, NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		char e[512];
-
-		if (netns_switch(o->peer_netns)) {
-			fprintf(stderr, "ethtune: cannot enter peer namespace '%s'\n",
-				o->peer_netns);
-			_exit(1);
-		}
-		et_opts.netns = o->peer_netns;
-		journal_temp_adopt(owner);
-		if (devset_apply(o->peer_dev, argc, argv, e, sizeof(e), NULL)) {
-			fprintf(stderr, "ethtune: peer %s: %s\n", o->peer_dev, e);
-			_exit(1);
-		}
-		_exit(0);
-	}
-	waitpid(pid, &st, 0);
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+	ret = netns_run(o->peer_netns, peer_set_in_netns, &p);
+	if (ret == -ENONET)
+		fprintf(stderr, "ethtune: cannot enter peer namespace '%s'\n", o->peer_netns);
+	if (ret) {
 		snprintf(err, errlen, "cannot change the peer device %s", o->peer_dev);
 		return -EIO;
 	}

@@ -128,31 +128,6 @@ static int check_pci_item(const char *item, void *ctx)
 	return parse_pci_id(item, &v, &d);
 }
 
-int kver_cmp(const char *a, const char *b)
-{
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		long x = 0, y = 0;
-
-		if (isdigit((unsigned char)*a))
-			x = strtol(a, (char **)&a, 10);
-		if (isdigit((unsigned char)*b))
-			y = strtol(b, (char **)&b, 10);
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (*a == '.')
-			a++;
-		else
-			a = "";
-		if (*b == '.')
-			b++;
-		else
-			b = "";
-	}
-	return 0;
-}
-
 /* Kernel range item: ">=5.4", ">5.4", "<6.16", "<=6.15", "=6.1", "5.4-6.15". ctx: release to
  * test, or NULL to check syntax only. Returns 0 when satisfied, 1 when not, -EINVAL. */
 static int kernel_item(const char *item, void *ctx)

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "util/ethtune.h"
+#include "util/stats.h"
 #include "out/json_print.h"
 #include "probe/rdma.h"
 
@@ -92,16 +93,10 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Nearest-rank percentile of sorted samples. */
+/* Nearest-rank percentile of sorted samples, in us. */
 static double pct(const uint64_t *s, size_t n, double q)
 {
-	size_t r = (size_t)(q * n + 0.999999);
-
-	if (r < 1)
-		r = 1;
-	if (r > n)
-		r = n;
-	return s[r - 1] / 1000.0;
+	return s[stats_rank(q, n) - 1] / 1000.0;
 }
 
 void rdma_lat_summary(uint64_t *ns, size_t n, struct rdma_lat *out)
@@ -552,14 +547,6 @@ struct lb {
 
 #define LB_ERR(lb, ...) snprintf((lb)->err, sizeof((lb)->err), __VA_ARGS__)
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int lb_pick_port(struct lb *lb, const struct rdma_probe_opts *o)
 {
 	uint8_t first = o->port ? o->port : 1,
@@ -873,11 +860,11 @@ static int lb_run(struct lb *lb, const struct rdma_probe_opts *o, uint64_t n, ui
 		LB_ERR(lb, "%s: ibv_req_notify_cq failed: %s", lb->name, strerror(-ret));
 		goto out;
 	}
-	t0 = now_ns();
+	t0 = et_now_ns();
 	while (done < n) {
 		while (posted < n && posted - done < o->depth) {
 			wr.wr_id = posted;
-			t_post[posted % o->depth] = now_ns();
+			t_post[posted % o->depth] = et_now_ns();
 			ret = lb->ops->post_send(lb->a, &wr, &bad);
 			if (ret) {
 				LB_ERR(lb, "%s: post_send failed: %s", lb->name, strerror(-ret));
@@ -893,7 +880,7 @@ static int lb_run(struct lb *lb, const struct rdma_probe_opts *o, uint64_t n, ui
 		}
 		for (;;) {
 			int k = lb->ops->poll_cq(lb->scq, 64, wc);
-			uint64_t t = now_ns();
+			uint64_t t = et_now_ns();
 
 			if (k < 0) {
 				ret = -EIO;
@@ -919,7 +906,7 @@ static int lb_run(struct lb *lb, const struct rdma_probe_opts *o, uint64_t n, ui
 			goto out;
 	}
 	r->n = n;
-	r->secs = (now_ns() - t0) / 1e9;
+	r->secs = (et_now_ns() - t0) / 1e9;
 	if (lat)
 		rdma_lat_summary(lat, n, &r->lat);
 out:

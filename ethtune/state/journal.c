@@ -285,6 +285,26 @@ static int restore_group(struct loaded *v, int n, int first, bool *sel, char *er
 	return ret;
 }
 
+/* restore_group() in the group's own namespace (run by netns_run()). */
+struct restore_ctx {
+	struct loaded *v;
+	int n, first;
+	bool *sel;
+};
+
+static int restore_in_netns(void *ctx)
+{
+	struct restore_ctx *c = ctx;
+	const struct journal_entry *g = &c->v[c->first].e;
+	char err[512];
+	int ret;
+
+	ret = restore_group(c->v, c->n, c->first, c->sel, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "ethtune: restore %s %s: %s\n", g->dev, g->object, err);
+	return ret;
+}
+
 /* Restore the selected entries of this namespace in this process; others in a child that
  * enters their namespace. Returns the number that could not be restored. */
 static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int *failed_missing)
@@ -308,30 +328,14 @@ static int restore_selected(struct loaded *v, int n, bool *sel, bool *done, int 
 		if (!strcmp(v[i].e.netns, cur)) {
 			ret = restore_group(v, n, i, sel, err, sizeof(err));
 		} else {
-			pid_t pid = fork();
-			int st;
+			struct restore_ctx rc = { v, n, i, sel };
 
-			if (pid < 0)
-				return -errno;
-			if (pid == 0) {
-				if (netns_switch(v[i].e.netns)) {
-					snprintf(err, sizeof(err), "network namespace '%s' is gone",
-						 v[i].e.netns);
-					fprintf(stderr, "ethtune: restore %s %s: %s\n", v[i].e.dev,
-						v[i].e.object, err);
-					_exit(3);
-				}
-				et_opts.netns = v[i].e.netns;
-				ret = restore_group(v, n, i, sel, err, sizeof(err));
-				if (ret)
-					fprintf(stderr, "ethtune: restore %s %s: %s\n", v[i].e.dev,
-						v[i].e.object, err);
-				_exit(ret == -ENODEV ? 3 : ret ? 1 : 0);
-			}
-			waitpid(pid, &st, 0);
-			ret = WIFEXITED(st) && WEXITSTATUS(st) == 0   ? 0
-			      : WIFEXITED(st) && WEXITSTATUS(st) == 3 ? -ENODEV
-								      : -EIO;
+			ret = netns_run(v[i].e.netns, restore_in_netns, &rc);
+			if (ret == -ENONET)
+				fprintf(stderr,
+					"ethtune: restore %s %s: network namespace '%s' is gone\n",
+					v[i].e.dev, v[i].e.object, v[i].e.netns);
+			ret = ret == -ENONET || ret == -ENODEV ? -ENODEV : ret ? -EIO : 0;
 			err[0] = '\0';
 		}
 		if (ret == -ENODEV) {

@@ -147,8 +147,6 @@ void sweep_mtu_print(const struct mtu_sweep *s);
 int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test test, uint32_t msg,
 		struct probe_result *res, char *err, size_t errlen);
 
-/* Kernel release >= major.minor? */
-bool kernel_at_least(int major, int minor);
 /* Does this kernel apply tcp_limit_output_bytes to flows with congestion control cc on dev?
  * Picks a CC for the sweep when cc is empty; reason says why. */
 bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason, size_t rlen);

@@ -70,8 +70,6 @@ int profile_save(const struct profile *p, const char *path, char *err, size_t er
 
 /* -1: does not match; otherwise a specificity score (higher is more specific). */
 int profile_match(const struct profile *p, const struct prof_dev *d);
-/* Compare kernel release strings numerically ("6.1.0-13-amd64" vs "6.16"): <0, 0, >0. */
-int kver_cmp(const char *a, const char *b);
 /* Fill d from the device (ethtool drvinfo ioctl, sysfs PCI ids, uname). 0 or -errno. */
 int prof_dev_get(const char *dev, struct prof_dev *d);
 

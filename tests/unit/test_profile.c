@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "util/ethtune.h"
 #include "knowledge/profile.h"
 
 static struct profile P;
