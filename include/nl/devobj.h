@@ -68,6 +68,11 @@ extern const struct et_object et_coalesce;
 extern const struct et_object et_rings;
 extern const struct et_object et_channels;
 
+/* Start an ethtool request cmd for dev in ns->buf: the request header nest hdr_attr with the
+ * device name and, when non-zero, ETHTOOL_A_HEADER_FLAGS. */
+struct nlmsghdr *ethnl_request(struct nl_sock *ns, uint8_t cmd, uint16_t hdr_attr, const char *dev,
+			       uint32_t flags);
+
 const struct et_object *obj_by_name(const char *name);
 const struct et_param *obj_param(const struct et_object *obj, const char *key);
 
