@@ -22,7 +22,7 @@
 #include "cli/showext.h"
 #include "analysis/sweep.h"
 
-#define TSQ_SYSCTL	"net.ipv4.tcp_limit_output_bytes"
+#define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
 
 void sweep_opts_init(struct sweep_opts *o)
 {

@@ -1,4 +1,4 @@
-/* Statistics every layer shares: Student t, mean intervals, Welch, Wilson, quantiles, histograms. */
+/* Statistics all layers share: Student t, mean intervals, Welch, Wilson, quantiles, histograms. */
 #include <math.h>
 #include <string.h>
 

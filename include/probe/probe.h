@@ -158,5 +158,4 @@ int proto_recv(int fd, int timeout_ms, enum proto_type want, struct json_t **out
 	       size_t errlen);
 struct json_t *proto_msg(enum proto_type t);
 
-
 #endif
