@@ -885,7 +885,7 @@ int cmd_diagnose(int argc, char **argv)
 		txlat_sample_finish(&d->tl);
 	if (ret)
 		goto fail;
-	d->rtt_us = r->have_lat ? r->lat_p50 : -1;
+	d->rtt_us = r->have_lat ? r->lat.p50 : -1;
 	delay_from_txlat(d);
 
 	/* 2. One and two flows, interleaved, until their intervals are narrow. A software

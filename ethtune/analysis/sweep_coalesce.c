@@ -115,8 +115,8 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 		ret = sweep_probe(o, 1, PROBE_RR, 1, r, err, errlen);
 	if (!ret) {
 		pt->rr_tps = r->tps;
-		pt->rep_p50[pt->nrep] = r->have_lat ? r->lat_p50 : NAN;
-		pt->rr_p99_us = r->have_lat ? r->lat_p99 : NAN;
+		pt->rep_p50[pt->nrep] = r->have_lat ? r->lat.p50 : NAN;
+		pt->rr_p99_us = r->have_lat ? r->lat.p99 : NAN;
 		pt->nrep++;
 	}
 out:

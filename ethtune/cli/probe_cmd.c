@@ -266,13 +266,7 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 	}
 	if (r->have_lat) {
 		open_json_object("latency-us");
-		print_float(PRINT_ANY, "min", "latency us: min %.1f", r->lat_min);
-		print_float(PRINT_ANY, "mean", " mean %.1f", r->lat_mean);
-		print_float(PRINT_ANY, "p50", " p50 %.1f", r->lat_p50);
-		print_float(PRINT_ANY, "p90", " p90 %.1f", r->lat_p90);
-		print_float(PRINT_ANY, "p99", " p99 %.1f", r->lat_p99);
-		print_float(PRINT_ANY, "p99.9", " p99.9 %.1f", r->lat_p999);
-		print_float(PRINT_ANY, "max", " max %.1f", r->lat_max);
+		probe_print_lat(&r->lat, false);
 		print_uint(PRINT_ANY, "samples", " (%llu samples)\n",
 			   (unsigned long long)r->lat_samples);
 		close_json_object();

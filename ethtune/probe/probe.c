@@ -523,13 +523,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	if (hist->n) {
 		res->have_lat = true;
 		res->lat_samples = hist->n;
-		res->lat_min = hist->min / 1e3;
-		res->lat_max = hist->max / 1e3;
-		res->lat_mean = (double)hist->sum / hist->n / 1e3;
-		res->lat_p50 = hist_quantile(hist, 0.50) / 1e3;
-		res->lat_p90 = hist_quantile(hist, 0.90) / 1e3;
-		res->lat_p99 = hist_quantile(hist, 0.99) / 1e3;
-		res->lat_p999 = hist_quantile(hist, 0.999) / 1e3;
+		hist_lat_us(hist, &res->lat);
 	}
 	proto_send(ctl, proto_msg(PM_BYE));
 	r = 0;
@@ -538,4 +532,21 @@ out:
 	dev_snap_free(&cc.a);
 	close(ctl);
 	return r;
+}
+
+void probe_print_lat(const struct stats_lat *l, bool columns)
+{
+	if (!columns) {
+		print_float(PRINT_ANY, "min", "latency us: min %.1f", l->min);
+		print_float(PRINT_ANY, "mean", " mean %.1f", l->mean);
+	}
+	print_float(PRINT_ANY, "p50", columns ? " %8.1f" : " p50 %.1f", l->p50);
+	print_float(PRINT_ANY, "p90", columns ? " %8.1f" : " p90 %.1f", l->p90);
+	print_float(PRINT_ANY, "p99", columns ? " %8.1f" : " p99 %.1f", l->p99);
+	print_float(PRINT_ANY, "p99.9", columns ? " %8.1f" : " p99.9 %.1f", l->p999);
+	print_float(PRINT_ANY, "max", columns ? " %9.1f\n" : " max %.1f", l->max);
+	if (columns) {
+		print_float(PRINT_JSON, "min", NULL, l->min);
+		print_float(PRINT_JSON, "mean", NULL, l->mean);
+	}
 }

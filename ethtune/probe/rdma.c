@@ -13,6 +13,7 @@
 #include "util/ethtune.h"
 #include "util/stats.h"
 #include "out/json_print.h"
+#include "probe/probe.h"
 #include "probe/rdma.h"
 
 #define RDMA_USAGE                                                                                 \
@@ -99,7 +100,7 @@ static double pct(const uint64_t *s, size_t n, double q)
 	return s[stats_rank(q, n) - 1] / 1000.0;
 }
 
-void rdma_lat_summary(uint64_t *ns, size_t n, struct rdma_lat *out)
+void rdma_lat_summary(uint64_t *ns, size_t n, struct stats_lat *out)
 {
 	double sum = 0;
 
@@ -789,7 +790,7 @@ struct lb_result {
 	uint64_t n;
 	double secs;
 	uint64_t events; /* completion events taken (event mode) */
-	struct rdma_lat lat;
+	struct stats_lat lat;
 };
 
 /* Drain B's receive CQ and give the receives back. */
@@ -936,13 +937,7 @@ static void print_result(const struct modset *m, const struct lb_result *r, bool
 		print_float(PRINT_ANY, "completions-per-event", " %7.2f",
 			    r->events ? (double)r->n / r->events : 0);
 	open_json_object("latency-us");
-	print_float(PRINT_ANY, "p50", " %8.1f", r->lat.p50);
-	print_float(PRINT_ANY, "p90", " %8.1f", r->lat.p90);
-	print_float(PRINT_ANY, "p99", " %8.1f", r->lat.p99);
-	print_float(PRINT_ANY, "p99.9", " %8.1f", r->lat.p999);
-	print_float(PRINT_ANY, "max", " %9.1f\n", r->lat.max);
-	print_float(PRINT_JSON, "min", NULL, r->lat.min);
-	print_float(PRINT_JSON, "mean", NULL, r->lat.mean);
+	probe_print_lat(&r->lat, true);
 	close_json_object();
 	close_json_object();
 }

@@ -264,3 +264,14 @@ double hist_quantile(const struct stats_hist *h, double q)
 		v = h->max;
 	return v;
 }
+
+void hist_lat_us(const struct stats_hist *h, struct stats_lat *l)
+{
+	l->min = h->min / 1e3;
+	l->max = h->max / 1e3;
+	l->mean = (double)h->sum / h->n / 1e3;
+	l->p50 = hist_quantile(h, 0.50) / 1e3;
+	l->p90 = hist_quantile(h, 0.90) / 1e3;
+	l->p99 = hist_quantile(h, 0.99) / 1e3;
+	l->p999 = hist_quantile(h, 0.999) / 1e3;
+}

@@ -94,7 +94,7 @@ struct probe_result {
 	double flow_mbps[PROBE_MAX_FLOWS], flow_tps[PROBE_MAX_FLOWS];
 	/* RR latency over all iterations and flows, microseconds. */
 	bool have_lat;
-	double lat_min, lat_mean, lat_p50, lat_p90, lat_p99, lat_p999, lat_max;
+	struct stats_lat lat;
 	uint64_t lat_samples;
 	/* Confidence loop. */
 	enum probe_stop stop;
@@ -157,5 +157,9 @@ int proto_send(int fd, struct json_t *msg);
 int proto_recv(int fd, int timeout_ms, enum proto_type want, struct json_t **out, char *err,
 	       size_t errlen);
 struct json_t *proto_msg(enum proto_type t);
+
+/* The keys of a latency summary into the open JSON object, with its text: one line
+ * "latency us: min .. max" (no newline), or columns p50 p90 p99 p99.9 max ending the line. */
+void probe_print_lat(const struct stats_lat *l, bool columns);
 
 #endif

@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <infiniband/verbs.h>
 
+#include "util/stats.h"
+
 /*
  * Every libibverbs call the tool makes. A NULL member means "not available in this build";
  * callers check before use. The real table is drivers/mlx5/verbs.c; tests may substitute
@@ -102,10 +104,7 @@ struct rdma_probe_opts {
 int rdma_probe_parse(int argc, char **argv, struct rdma_probe_opts *o, char *err, size_t errlen);
 
 /* Latency summary of n samples (ns, sorted in place). */
-struct rdma_lat {
-	double p50, p90, p99, p999, min, max, mean; /* microseconds */
-};
-void rdma_lat_summary(uint64_t *ns, size_t n, struct rdma_lat *out);
+void rdma_lat_summary(uint64_t *ns, size_t n, struct stats_lat *out);
 
 /*
  * drivers/mlx5 knowledge for `ethtune show`: when netdev is driven by mlx5_core, prints the

@@ -29,6 +29,11 @@ unsigned int stats_bucket_of_rank(const uint64_t *count, unsigned int nb, uint64
 /* Quantile q (0..1) of n >= 1 sorted values, interpolated linearly between neighbours. */
 double stats_quantile_sorted(const double *v, unsigned int n, double q);
 
+/* A latency distribution in microseconds: what every latency printout shows. */
+struct stats_lat {
+	double min, mean, p50, p90, p99, p999, max;
+};
+
 /* Log-linear latency histogram in nanoseconds, ~3% resolution. */
 #define HIST_SUB_BITS 5
 #define HIST_BUCKETS  2048
@@ -52,5 +57,7 @@ void hist_add(struct stats_hist *h, uint64_t v);
 void hist_merge(struct stats_hist *dst, const struct stats_hist *src);
 /* Value at quantile q (0..1), nanoseconds (bucket midpoint). */
 double hist_quantile(const struct stats_hist *h, double q);
+/* The latency summary (us) of a non-empty histogram of nanoseconds. */
+void hist_lat_us(const struct stats_hist *h, struct stats_lat *l);
 
 #endif
