@@ -9,11 +9,6 @@
 #include "util/ethtune.h"
 #include "out/json_print.h"
 
-void bitset_put_named(struct nlmsghdr *nlh, uint16_t type, const char *const *names,
-		      const bool *vals, unsigned int n);
-
-enum { BS_ACTIVE, BS_CHANGEABLE, BS_WANTED };
-
 /* ethtool -K short names and the kernel features they stand for (TX-relevant ones first). */
 struct feature_alias {
 	const char *name, *longname;

@@ -7,11 +7,6 @@
 #include "nl/devobj.h"
 #include "out/json_print.h"
 
-void bitset_put_named(struct nlmsghdr *nlh, uint16_t type, const char *const *names,
-		      const bool *vals, unsigned int n);
-
-enum { BS_ACTIVE, BS_CHANGEABLE };
-
 static int privflags_attr_cb(const struct nlattr *a, void *data)
 {
 	if (mnl_attr_get_type(a) == ETHTOOL_A_PRIVFLAGS_FLAGS)

@@ -111,7 +111,13 @@ struct et_bitset {
 };
 
 int features_get(struct nl_sock *ns, const char *dev, struct et_bitset *fs);
-int features_parse_bitset(const struct nlattr *attr, struct et_bitset *fs, int which);
+/* Which flag of the bits a verbose bitset attribute fills. */
+enum et_bitset_part { BS_ACTIVE, BS_CHANGEABLE, BS_WANTED };
+int features_parse_bitset(const struct nlattr *attr, struct et_bitset *fs,
+			  enum et_bitset_part which);
+/* Put a verbose bitset attribute type setting the named bits to vals. */
+void bitset_put_named(struct nlmsghdr *nlh, uint16_t type, const char *const *names,
+		      const bool *vals, unsigned int n);
 /* Set named features (ethtool -K names or kernel names) to values. */
 int features_set(struct nl_sock *ns, const char *dev, const char *const *names, const bool *vals,
 		 unsigned int n);
