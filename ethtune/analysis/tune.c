@@ -127,46 +127,60 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 	return k;
 }
 
+/* The recommendation as a profile, written by the one checked, atomic profile writer. */
 static int write_profile(const char *path, const char *name, const char *driver,
-			 const struct coal_sweep *s, const struct coal_point *p, enum objective obj)
+			 const struct coal_sweep *s, const struct coal_point *p, enum objective obj,
+			 char *err, size_t errlen)
 {
-	char host[64] = "unknown", date[16];
+	char host[64] = "unknown", date[16], buf[192], tool[32];
+	const char *const prov[][2] = {
+		{ "kind", "measured" },		 { "host", host }, { "date", date },
+		{ "objective", obj_names[obj] }, { "tool", tool }, { "rule", rules[obj] },
+	};
+	struct profile *pr = malloc(sizeof(*pr));
 	time_t t = time(NULL);
 	struct tm tm;
 	unsigned int i;
-	FILE *f;
+	int ret;
 
+	if (!pr) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	gethostname(host, sizeof(host) - 1);
 	gmtime_r(&t, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%d", &tm);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "# %s: measured by ethtune tune --objective %s\n", name, obj_names[obj]);
-	fprintf(f,
-		"[profile]\nname = %s\ndescription = %s, objective %s: %.0f Mbit/s one flow "
-		"(%.0f at TSQ %llu)\n\n",
-		name, driver, obj_names[obj], p->mbps, p->mbps_constrained,
-		(unsigned long long)s->tsq_constrained);
-	fprintf(f, "[match]\ndriver = %s\n\n[coalesce]\n", driver);
-	if (s->fixed[0]) {
+	profile_init(pr, name);
+	snprintf(pr->comment, sizeof(pr->comment), "%s: measured by ethtune tune --objective %s",
+		 name, obj_names[obj]);
+	snprintf(buf, sizeof(buf), "%s, objective %s: %.0f Mbit/s one flow (%.0f at TSQ %llu)",
+		 driver, obj_names[obj], p->mbps, p->mbps_constrained,
+		 (unsigned long long)s->tsq_constrained);
+	ret = profile_add(pr, PS_PROFILE, "description", buf, err, errlen);
+	if (!ret)
+		ret = profile_add(pr, PS_MATCH, "driver", driver, err, errlen);
+	if (!ret && s->fixed[0]) {
 		char fx[96], *k, *save;
 
 		snprintf(fx, sizeof(fx), "%s", s->fixed);
-		for (k = strtok_r(fx, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
+		for (k = strtok_r(fx, " ", &save); k && !ret; k = strtok_r(NULL, " ", &save)) {
 			char *v = strtok_r(NULL, " ", &save);
 
 			if (v)
-				fprintf(f, "%s = %s\n", k, v);
+				ret = profile_add(pr, PS_COALESCE, k, v, err, errlen);
 		}
 	}
-	for (i = 0; i < s->nparams; i++)
-		fprintf(f, "%s = %u\n", s->param[i], p->got[i] ? p->got[i] : p->val[i]);
-	fprintf(f,
-		"\n[provenance]\nkind = measured\nhost = %s\ndate = %s\nobjective = %s\n"
-		"tool = ethtune %s\nrule = %s\n",
-		host, date, obj_names[obj], ETHTUNE_VERSION, rules[obj]);
-	return fclose(f) ? -errno : 0;
+	for (i = 0; !ret && i < s->nparams; i++) {
+		snprintf(buf, sizeof(buf), "%u", p->got[i] ? p->got[i] : p->val[i]);
+		ret = profile_add(pr, PS_COALESCE, s->param[i], buf, err, errlen);
+	}
+	snprintf(tool, sizeof(tool), "ethtune %s", ETHTUNE_VERSION);
+	for (i = 0; !ret && i < sizeof(prov) / sizeof(prov[0]); i++)
+		ret = profile_add(pr, PS_PROVENANCE, prov[i][0], prov[i][1], err, errlen);
+	if (!ret)
+		ret = profile_save(pr, path, err, errlen);
+	free(pr);
+	return ret;
 }
 
 int cmd_tune(int argc, char **argv)
@@ -318,9 +332,10 @@ int cmd_tune(int argc, char **argv)
 				 obj_names[obj]);
 			out = path;
 		}
-		ret = write_profile(out, name, di.ok ? di.driver : o.dev, s, &s->p[k], obj);
+		ret = write_profile(out, name, di.ok ? di.driver : o.dev, s, &s->p[k], obj, err,
+				    sizeof(err));
 		if (ret)
-			et_err("tune: cannot write profile %s: %s", out, strerror(-ret));
+			et_err("tune: cannot write profile %s: %s", out, err);
 		else
 			print_string(PRINT_ANY, "profile", "profile written: %s\n", out);
 	}

@@ -579,7 +579,10 @@ int profile_format(const struct profile *p, char *buf, size_t len)
 		int n_ = snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__);              \
 		off += n_ > 0 ? (size_t)n_ : 0;                                                    \
 	} while (0)
-	OUT("# ethtune profile %s (format: profiles/README.md)\n", p->name);
+	if (p->comment[0])
+		OUT("# %s\n", p->comment);
+	else
+		OUT("# ethtune profile %s (format: profiles/README.md)\n", p->name);
 	for (s = 0; s < PS_COUNT; s++) {
 		bool named = s == PS_PROFILE && !profile_get(p, PS_PROFILE, "name") && p->name[0];
 

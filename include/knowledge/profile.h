@@ -28,6 +28,7 @@ struct prof_kv {
 
 struct profile {
 	char name[64];
+	char comment[160]; /* the writer's first line (without "# "); empty: the default */
 	char path[512];
 	unsigned int n;
 	struct prof_kv kv[PROF_MAX_KV];
@@ -61,7 +62,8 @@ unsigned int profile_count(const struct profile *p, int sect);
 
 /* Building a profile (ethtune tune): start empty with a name, add entries (each checked as the
  * parser would; -EINVAL/-EEXIST/-ENOSPC with one line in err), then save. profile_save()
- * writes atomically (temp file + rename) and re-parses what it wrote. */
+ * checks what it would write with the parser, then writes it atomically (temp file, fsync,
+ * rename); -errno with one line in err. */
 void profile_init(struct profile *p, const char *name);
 int profile_add(struct profile *p, int sect, const char *key, const char *val, char *err,
 		size_t errlen);
