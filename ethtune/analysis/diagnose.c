@@ -76,21 +76,10 @@ static void inconclusive(struct diag *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Devices whose "completion" is the receiver consuming the skb: the driver knowledge says so,
- * or the link kind is a software one. */
+/* Devices whose "completion" is not a driver's: the driver knowledge decides. */
 static bool software_dev(const struct diag *d)
 {
-	static const char *const kinds[] = { "veth",   "tun",	  "tap",    "loopback",
-					     "bridge", "macvlan", "ipvlan", "vxlan",
-					     "dummy",  "geneve",  "netkit", NULL };
-	unsigned int i;
-
-	if (d->di && d->di->completion == DRV_COMPL_SOFTWARE)
-		return true;
-	for (i = 0; kinds[i]; i++)
-		if (!strcmp(d->kind, kinds[i]))
-			return true;
-	return false;
+	return drvdb_software(d->driver, d->kind) != DRV_SW_NONE;
 }
 
 static int read_state(const char *dev, struct diag *d)

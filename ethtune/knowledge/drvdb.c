@@ -421,6 +421,29 @@ void drvdb_show(const char *driver)
 	close_json_object();
 }
 
+/* Software link kinds (and the drivers of the same name) with who frees their skbs. */
+static const struct {
+	const char *kind;
+	enum drv_software sw;
+} sw_kinds[] = {
+	{ "veth", DRV_SW_RECEIVER }, { "netkit", DRV_SW_RECEIVER }, { "loopback", DRV_SW_RECEIVER },
+	{ "tun", DRV_SW_READER },    { "tap", DRV_SW_READER },	    { "bridge", DRV_SW_LOWER },
+	{ "macvlan", DRV_SW_LOWER }, { "ipvlan", DRV_SW_LOWER },    { "vxlan", DRV_SW_LOWER },
+	{ "dummy", DRV_SW_LOWER },   { "geneve", DRV_SW_LOWER },
+};
+
+enum drv_software drvdb_software(const char *driver, const char *kind)
+{
+	const struct drv_info *di = drvdb_lookup(driver);
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sw_kinds) / sizeof(sw_kinds[0]); i++)
+		if ((kind && !strcmp(kind, sw_kinds[i].kind)) ||
+		    (driver && !strcmp(driver, sw_kinds[i].kind)))
+			return sw_kinds[i].sw;
+	return di && di->completion == DRV_COMPL_SOFTWARE ? DRV_SW_LOWER : DRV_SW_NONE;
+}
+
 /* The driver knowledge names the knob first (virtio_net reports tx-usecs it cannot set without
  * NOTF_COAL; e1000e's TX follows rx-usecs); then tx-usecs, then rx-usecs for drivers that clean
  * TX in the RX interrupt. */

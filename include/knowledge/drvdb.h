@@ -47,6 +47,17 @@ struct drv_info {
 	const char *readme;  /* drivers/<dir>/README.md */
 };
 
+/* Who frees a transmitted skb on a software device (no TX completion of its own to tune). */
+enum drv_software {
+	DRV_SW_NONE,	 /* a hardware driver's TX completion */
+	DRV_SW_RECEIVER, /* the receiving end consumes it (veth, netkit, loopback) */
+	DRV_SW_READER,	 /* the reader of the device takes it (tun/tap) */
+	DRV_SW_LOWER,	 /* handed on to another device or dropped (bridge, macvlan, dummy...) */
+};
+/* The one software-device test: by the driver's knowledge entry, its name or the rtnetlink
+ * link kind ("loopback" for lo); either may be NULL or "". */
+enum drv_software drvdb_software(const char *driver, const char *kind);
+
 /* Entry for a driver name (or alias) as `ethtool -i` reports it; NULL if unknown. */
 const struct drv_info *drvdb_lookup(const char *driver);
 unsigned int drvdb_count(void);
