@@ -41,7 +41,17 @@ $(O)/tests/%: tests/unit/%.c $(O)/libethtune.a
 	$(CC) $(CFLAGS) -o $@ $< $(shell sed -n 's|^// LDFLAGS: ||p' $<) \
 		$(O)/libethtune.a -lcmocka $(LDLIBS) $(EXTRA_LDLIBS)
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(O)/drvdb-readme
+
+# Build-time tools (tools/*.c) link the tool's objects like the unit tests.
+$(O)/drvdb-readme: tools/drvdb-readme.c $(O)/libethtune.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(O)/libethtune.a $(LDLIBS) $(EXTRA_LDLIBS)
+
+# drivers/*/README.md: regenerate the blocks the driver knowledge makes (checked by
+# tests/unit/drvdb_readme.sh).
+readmes: $(O)/drvdb-readme
+	./tests/unit/drvdb_readme.sh --fix
 
 deps:
 	./tests/lib/deps.sh
@@ -62,12 +72,12 @@ install: all
 	cp -r profiles/. $(DESTDIR)$(PREFIX)/share/ethtune/profiles/
 
 format:
-	clang-format -i $(TOOL_SRCS) include/*/*.h tests/unit/*.c
+	clang-format -i $(TOOL_SRCS) include/*/*.h tests/unit/*.c tools/*.c
 
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit deps check lab-check bench install format clean
+.PHONY: all unit readmes deps check lab-check bench install format clean
 .SECONDARY:
 
 # The main job against the built-in lab (see README).

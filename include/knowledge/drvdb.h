@@ -3,6 +3,7 @@
 #define ETHTUNE_DRVDB_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* How a driver returns transmitted skbs to the stack. */
 enum drv_completion {
@@ -60,9 +61,19 @@ enum drv_software drvdb_software(const char *driver, const char *kind);
 
 /* Entry for a driver name (or alias) as `ethtool -i` reports it; NULL if unknown. */
 const struct drv_info *drvdb_lookup(const char *driver);
+/* The entries in table order (README generation, tests); drvdb_at() NULL past the end. */
 unsigned int drvdb_count(void);
 const struct drv_info *drvdb_at(unsigned int i);
 const struct drv_param *drvdb_param(const struct drv_info *d, const char *key);
+/* The number a documented default starts with ("16 (16 in CQE mode)": 16). 0, or -ENOENT when
+ * the driver, the key or a numeric default is unknown. */
+int drvdb_default_u32(const char *driver, const char *key, unsigned int *v);
+/* The block of d's README (drivers/<dir>/README.md) that these facts make, markers included:
+ * tools/drvdb-readme.c writes it, tests/unit/drvdb_readme.sh checks it. */
+void drvdb_readme(const struct drv_info *d, FILE *f);
+#define DRVDB_README_BEGIN                                                                         \
+	"<!-- drvdb: generated from ethtune/knowledge/drvdb.c by `make readmes`; edit drvdb.c -->"
+#define DRVDB_README_END "<!-- drvdb: end -->"
 const char *drvdb_completion_name(enum drv_completion c);
 struct et_vals;
 /* The coalescing keyword that governs this driver's TX completion, of those cur reports (the
