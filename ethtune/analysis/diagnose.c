@@ -179,12 +179,12 @@ static double goodput_mbps(const struct model_in *base, double rate_mbps)
 	struct model_out mo;
 
 	in.rate_bps = rate_mbps * 1e6;
-	return model_derive(&in, &mo) ? rate_mbps * 0.94 : mo.goodput_max_bps / 1e6;
+	return model_derive(&in, &mo) ? rate_mbps * GOODPUT_SHARE : mo.goodput_max_bps / 1e6;
 }
 
 /* One and two flows in interleaved rounds (ABBA order, so drift hits both alike) until both
- * means are known to within width (relative half-width of the 95% interval) or the budget is
- * spent; at least 3 rounds. */
+ * means are known to within width (relative half-width of the CI_LEVEL interval) or the budget
+ * is spent; at least MIN_ROUNDS rounds. */
 static int measure_flows(const struct sweep_opts *o, struct diag *d, double width, double budget_s,
 			 char *err, size_t errlen)
 {
@@ -224,10 +224,10 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 		if (ret)
 			break;
 		fl->n++;
-		if (fl->n < 3)
+		if (fl->n < MIN_ROUNDS)
 			continue;
-		stats_mean_ci(fl->one, fl->n, 95, &fl->c1);
-		stats_mean_ci(fl->two, fl->n, 95, &fl->c2);
+		stats_mean_ci(fl->one, fl->n, CI_LEVEL, &fl->c1);
+		stats_mean_ci(fl->two, fl->n, CI_LEVEL, &fl->c2);
 		if (fl->c1.half <= width * fl->c1.mean && fl->c2.half <= width * fl->c2.mean)
 			break;
 		if (et_now_s() - t0 > budget_s)
@@ -237,8 +237,8 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 	free(r);
 	if (ret)
 		return ret;
-	stats_mean_ci(fl->one, fl->n, 95, &fl->c1);
-	stats_mean_ci(fl->two, fl->n, 95, &fl->c2);
+	stats_mean_ci(fl->one, fl->n, CI_LEVEL, &fl->c1);
+	stats_mean_ci(fl->two, fl->n, CI_LEVEL, &fl->c2);
 	fl->welch_p = stats_welch_p(fl->one, fl->n, fl->two, fl->n);
 	fl->proc_cpu /= fl->n;
 	fl->sys_cpu /= fl->n;
@@ -295,7 +295,7 @@ static void measured_loss(struct diag *d)
 	d->loss_lo = 1 - fl->c1.hi / d->ref_mbps;
 	d->loss_hi = 1 - fl->c1.lo / d->ref_mbps;
 	/* Against two flows the reference is itself uncertain: a loss needs Welch's test too. */
-	if (!strncmp(d->ref_what, "two", 3) && fl->welch_p >= 0.05)
+	if (!strncmp(d->ref_what, "two", 3) && fl->welch_p >= SIG_P)
 		d->loss_lo = fmin(d->loss_lo, 0);
 }
 
@@ -396,10 +396,10 @@ static void decide_orphan(const char *dev, struct diag *d)
 	double lo, hi;
 	const char *flag;
 
-	if (!t->ok || t->tcp_skbs < 100)
+	if (!t->ok || t->tcp_skbs < ORPHAN_MIN_SKBS)
 		return;
 	stats_wilson(orph, t->tcp_skbs, &lo, &hi);
-	if (lo <= 0.5)
+	if (lo <= ORPHAN_MAJORITY)
 		return;
 	finding(d, F_ORPHAN, NAN, NAN, NAN);
 	ev(d, F_ORPHAN,
@@ -492,7 +492,7 @@ void diag_decide(const char *dev, struct diag *d)
 			   d->fl.c2.hi, d->fl.welch_p);
 		} else if (explained) {
 			/* what the delay explains: all of the loss, or the model's share of it */
-			double e = d->mloss_hi >= 0.5 * d->loss ? d->loss : d->mloss_hi;
+			double e = d->mloss_hi >= EXPLAINS_SHARE * d->loss ? d->loss : d->mloss_hi;
 
 			finding(d, F_DELAYED, e, e == d->loss ? d->loss_lo : d->mloss_lo,
 				e == d->loss ? d->loss_hi : d->mloss_hi);
@@ -510,8 +510,8 @@ void diag_decide(const char *dev, struct diag *d)
 				   "cqe-mode-tx is on: the completion timer restarts with every "
 				   "completion, so a busy ring waits for its quiet end");
 		}
-		if (!late && (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) &&
-		    (!explained || d->mloss_hi < 0.5 * d->loss)) {
+		if (!late && (d->fl.proc_cpu >= CPU_BUSY_PCT || d->fl.sys_cpu >= CPU_BUSY_PCT) &&
+		    (!explained || d->mloss_hi < EXPLAINS_SHARE * d->loss)) {
 			double e = d->loss - (explained ? d->mloss_hi : 0);
 
 			finding(d, F_CPU, e, e - (d->loss - d->loss_lo),
@@ -880,7 +880,7 @@ int cmd_diagnose(int argc, char **argv)
 	/* 2. One and two flows, interleaved, until their intervals are narrow. A software
 	 * device has no completion to judge: its finding needs no throughput. */
 	if (!software_dev(d)) {
-		ret = measure_flows(&o, d, 0.05, budget, err, sizeof(err));
+		ret = measure_flows(&o, d, NARROW_CI, budget, err, sizeof(err));
 		if (ret)
 			goto fail;
 		d->did_flows = true;
@@ -907,7 +907,9 @@ int cmd_diagnose(int argc, char **argv)
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "6.16");
 	if (d->did_flows)
-		diag_judge(d, d->speed > 0 ? d->speed : fmax(d->fl.c2.mean, d->fl.c1.mean) / 0.94,
+		diag_judge(d,
+			   d->speed > 0 ? d->speed
+					: fmax(d->fl.c2.mean, d->fl.c1.mean) / GOODPUT_SHARE,
 			   u.release);
 	else
 		diag_judge(d, d->speed > 0 ? d->speed : 10000, u.release);

@@ -9,6 +9,7 @@
 #include "util/ethtune.h"
 #include "out/json_print.h"
 #include "analysis/model.h"
+#include "analysis/thresholds.h"
 
 #define HDR_TCPIP   52	     /* IPv4 20 + TCP 20 + timestamps 12 */
 #define WIRE_EXTRA  38	     /* Ethernet 14 + FCS 4 + preamble/SFD 8 + IFG 12 */
@@ -344,11 +345,12 @@ int model_predict(const struct model_in *in, struct model_out *out)
 		return ret;
 	if (out->stalled)
 		out->limited_by = "stall";
-	else if (out->frac >= 0.95)
+	else if (out->frac >= MODEL_LINE_RATE_SHARE)
 		out->limited_by = "line-rate";
-	else if (in->rtt_us >= 0 && in->one_skb_exception && out->tput_bps > out->sw_bps * 1.05)
+	else if (in->rtt_us >= 0 && in->one_skb_exception &&
+		 out->tput_bps > out->sw_bps * (1 + MODEL_BATCH_TOL))
 		out->limited_by = "ack-clock";
-	else if (fabs(out->tput_bps / out->sw_bps - 1) < 0.05)
+	else if (fabs(out->tput_bps / out->sw_bps - 1) < MODEL_BATCH_TOL)
 		out->limited_by = "tx-completion (batch)";
 	else
 		out->limited_by = "tx-completion";
@@ -556,7 +558,7 @@ int model_fit(const double *L, const double *X, unsigned int n, double rho, unsi
 	fit_once(L, X, n, rho, &f->R, &f->D);
 	f->n = n;
 	f->rmse = sqrt(sse(L, X, n, rho, f->R, f->D) / n);
-	f->knee = model_knee(f->R, f->D, rho, 0.95);
+	f->knee = model_knee(f->R, f->D, rho, KNEE_SHARE);
 	f->D_lo = f->D_hi = f->D;
 	f->R_lo = f->R_hi = f->R;
 	if (!nboot)

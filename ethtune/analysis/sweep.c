@@ -21,6 +21,7 @@
 #include "out/json_print.h"
 #include "cli/showext.h"
 #include "analysis/sweep.h"
+#include "analysis/thresholds.h"
 
 #define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
 
@@ -168,8 +169,8 @@ static void residence_delay(struct tsq_sweep *s)
 	for (i = 0; i < s->n; i++)
 		best = fmax(best, s->p[i].mbps);
 	for (i = 0; i < s->n; i++)
-		if (!isnan(s->p[i].residence_us) && s->p[i].mbps < 0.9 * best &&
-		    s->p[i].mbps < 0.9 * s->line_mbps * s->rho)
+		if (!isnan(s->p[i].residence_us) && s->p[i].mbps < THROTTLED_SHARE * best &&
+		    s->p[i].mbps < THROTTLED_SHARE * s->line_mbps * s->rho)
 			d[n++] = fmax(0, s->p[i].residence_us - s->ser_us);
 	if (n < 2)
 		return;
@@ -200,7 +201,7 @@ static void dev_wire(const char *dev, struct tsq_sweep *s, struct model_in *inp)
 	}
 	if (in.gso_size > 65536)
 		in.gso_size = 65536; /* BIG TCP needs more than a limit; keep the classic skb */
-	s->rho = model_derive(&in, &out) || out.rho <= 0 ? 0.9 : out.rho;
+	s->rho = model_derive(&in, &out) || out.rho <= 0 ? RHO_UNKNOWN : out.rho;
 	if (!nl_open_genl(&ns, "ethtool")) {
 		drvinfo_get(&ns, dev, &di);
 		nl_close(&ns);
@@ -260,7 +261,7 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, struct t
 		p->rep_mbps[p->nrep] = r->mbps;
 		p->rep_wmem[p->nrep++] = r->sender_ti.wmem_samples ? r->sender_ti.wmem_alloc : NAN;
 		p->retrans += r->sender_ti.retrans;
-		stats_mean_ci(p->rep_mbps, p->nrep, 95, &c);
+		stats_mean_ci(p->rep_mbps, p->nrep, CI_LEVEL, &c);
 		p->mbps = c.mean;
 		p->mbps_half = c.half;
 		p->wmem = stats_mean_finite(p->rep_wmem, p->nrep);
@@ -271,7 +272,8 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, struct t
 }
 
 /* Further passes over every point, alternately backwards and forwards so drift hits all alike,
- * until each point's 95% interval is within 5% of its mean or the passes are spent. */
+ * until each point's CI_LEVEL interval is within NARROW_CI of its mean or the passes are spent
+ * (at least MIN_ROUNDS passes). */
 static int tsq_passes(const struct sweep_opts *o, struct tsq_sweep *s, unsigned int reps, char *err,
 		      size_t errlen)
 {
@@ -287,8 +289,8 @@ static int tsq_passes(const struct sweep_opts *o, struct tsq_sweep *s, unsigned 
 		}
 		narrow = true;
 		for (k = 0; k < n; k++)
-			narrow &= s->p[k].mbps_half <= 0.05 * s->p[k].mbps;
-		if (narrow && pass >= 2)
+			narrow &= s->p[k].mbps_half <= NARROW_CI * s->p[k].mbps;
+		if (narrow && pass + 1 >= MIN_ROUNDS)
 			break;
 	}
 	return ret;
@@ -322,10 +324,11 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 	for (i = 0; i < npts && !ret; i++)
 		ret = tsq_measure(&po, s, NULL, (uint64_t)llround(o->tsq_min * pow(fac, i)), i + 1,
 				  npts + 2, err, errlen);
-	/* Refine near the knee: two points between the last below 95% and the first above. */
+	/* Refine near the knee: two points between the last below KNEE_SHARE and the first above.
+	 */
 	for (i = 0; i < s->n && !ret; i++)
 		best = fmax(best, s->p[i].mbps);
-	for (k = 0; k < s->n && !ret && s->p[k].mbps < 0.95 * best; k++)
+	for (k = 0; k < s->n && !ret && s->p[k].mbps < KNEE_SHARE * best; k++)
 		;
 	if (!ret && k > 0 && k < s->n) {
 		uint64_t lo = s->p[k - 1].limit, hi = s->p[k].limit;
@@ -351,13 +354,13 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 		X[i] = s->p[i].mbps * 1e6;
 	}
 	tsq_effective(dev_in, s);
-	/* A fit is a model only if it describes the points: its rmse within a tenth of the
+	/* A fit is a model only if it describes the points: its rmse within FIT_RMSE_SHARE of the
 	 * plateau, and the interval of D above zero. */
 	if (s->n < 3) {
 		snprintf(s->fit_reason, sizeof(s->fit_reason), "fewer than 3 points");
-	} else if (model_fit(L, X, s->n, s->rho, 200, 0.95, 1, &s->fit)) {
+	} else if (model_fit(L, X, s->n, s->rho, FIT_BOOT, FIT_CONF, 1, &s->fit)) {
 		snprintf(s->fit_reason, sizeof(s->fit_reason), "the fit did not converge");
-	} else if (s->fit.rmse > 0.1 * s->fit.R) {
+	} else if (s->fit.rmse > FIT_RMSE_SHARE * s->fit.R) {
 		snprintf(s->fit_reason, sizeof(s->fit_reason),
 			 "rmse %.0f Mbit/s is more than a tenth of the plateau %.0f Mbit/s",
 			 s->fit.rmse / 1e6, s->fit.R / 1e6);
@@ -578,8 +581,8 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 			struct mtu_point *p = &s->p[s->n++];
 
 			p->mtu = mtus[i];
-			stats_mean_ci(one, MTU_REPS, 95, &p->c1);
-			stats_mean_ci(two, MTU_REPS, 95, &p->c2);
+			stats_mean_ci(one, MTU_REPS, CI_LEVEL, &p->c1);
+			stats_mean_ci(two, MTU_REPS, CI_LEVEL, &p->c2);
 			p->mbps1 = p->c1.mean;
 			p->mbps2 = p->c2.mean;
 		}
@@ -592,7 +595,8 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 	for (i = 1; i < s->n; i++) {
 		const struct mtu_point *p = &s->p[i];
 
-		if (p->mtu > 9000 && p->c1.hi < 0.5 * s->p[0].c1.lo && p->c1.hi < p->c2.lo) {
+		if (p->mtu > MTU_JUMBO && p->c1.hi < MTU_COLLAPSE_SHARE * s->p[0].c1.lo &&
+		    p->c1.hi < p->c2.lo) {
 			s->collapse = true;
 			s->collapse_mtu = p->mtu;
 			s->collapse_i = i;

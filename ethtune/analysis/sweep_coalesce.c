@@ -12,6 +12,7 @@
 #include "state/journal.h"
 #include "out/json_print.h"
 #include "analysis/sweep.h"
+#include "analysis/thresholds.h"
 #include "trace/txlat_run.h"
 
 #define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
@@ -101,7 +102,7 @@ static int measure(const struct sweep_opts *o, const struct coal_spec *spec, str
 		r->mbps > 0 ? r->local.cpu_util / 100.0 * (ncpu > 0 ? ncpu : 1) / (r->mbps / 1000.0)
 			    : NAN;
 	pt->compl_p50_us = ts.ok ? ts.p50_us : NAN;
-	pt->orphan_frac = ts.ok && ts.tcp_skbs >= 100 ? ts.orphan_frac : NAN;
+	pt->orphan_frac = ts.ok && ts.tcp_skbs >= ORPHAN_MIN_SKBS ? ts.orphan_frac : NAN;
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->tsq_constrained);
 	ret = sysctl_set(TSQ_SYSCTL, v, err, errlen);
 	if (!ret)

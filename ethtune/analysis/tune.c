@@ -15,6 +15,7 @@
 #include "out/json_print.h"
 #include "knowledge/profile.h"
 #include "analysis/sweep.h"
+#include "analysis/thresholds.h"
 
 enum objective { OBJ_THROUGHPUT, OBJ_LATENCY, OBJ_CPU, OBJ_BALANCED };
 static const char *const obj_names[] = { "throughput", "latency", "cpu", "balanced", NULL };
@@ -43,17 +44,17 @@ static double cost_irq(const struct coal_point *p)
 
 static bool orphans(const struct coal_point *p)
 {
-	return !isnan(p->orphan_frac) && p->orphan_frac > 0.5;
+	return !isnan(p->orphan_frac) && p->orphan_frac > ORPHAN_MAJORITY;
 }
 
 /* Is a's metric (one value per pass) not worse than best's by more than frac, or not
- * significantly so? Welch's t-test at 5% where there are passes to test with. */
+ * significantly so? Welch's t-test at SIG_P where there are passes to test with. */
 static bool near(const double *a, const double *best, unsigned int n, double ma, double mb,
 		 double frac, bool higher_is_better)
 {
 	if (higher_is_better ? ma >= (1 - frac) * mb : ma <= (1 + frac) * mb)
 		return true;
-	return n >= 2 && stats_welch_p(a, n, best, n) >= 0.05;
+	return n >= 2 && stats_welch_p(a, n, best, n) >= SIG_P;
 }
 
 /* A setting that orphans skbs at xmit wins throughput by hiding the queue from TSQ and BQL:
@@ -96,28 +97,29 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 		switch (obj) {
 		case OBJ_THROUGHPUT:
 		case OBJ_BALANCED:
-			if (!near(p->rep_mbps, s->p[ib].rep_mbps, p->nrep, p->mbps, best, 0.05,
-				  true) ||
+			if (!near(p->rep_mbps, s->p[ib].rep_mbps, p->nrep, p->mbps, best,
+				  TUNE_THROUGHPUT_NEAR, true) ||
 			    !near(p->rep_mbpsc, s->p[ic].rep_mbpsc, p->nrep, p->mbps_constrained,
-				  bestc, 0.05, true))
+				  bestc, TUNE_THROUGHPUT_NEAR, true))
 				continue;
 			if (obj == OBJ_BALANCED && !isnan(p->rr_p99_us) && isfinite(bestp99) &&
-			    p->rr_p99_us > 2 * bestp99)
+			    p->rr_p99_us > TUNE_P99_FACTOR * bestp99)
 				continue;
 			if (!q || cost_irq(p) < cost_irq(q))
 				k = i;
 			break;
 		case OBJ_LATENCY:
-			/* The median is what a delay moves; inside 10% of the best it is noise, and
-			 * then the smaller delay wins. */
-			if (isnan(p->rr_p50_us) || !near(p->rep_p50, s->p[il].rep_p50, p->nrep,
-							 p->rr_p50_us, bestp50, 0.10, false))
+			/* The median is what a delay moves; inside TUNE_LATENCY_NEAR of the best it
+			 * is noise, and then the smaller delay wins. */
+			if (isnan(p->rr_p50_us) ||
+			    !near(p->rep_p50, s->p[il].rep_p50, p->nrep, p->rr_p50_us, bestp50,
+				  TUNE_LATENCY_NEAR, false))
 				continue;
 			if (!q || p->val[0] < q->val[0])
 				k = i;
 			break;
 		case OBJ_CPU:
-			if (p->mbps < 0.9 * best || isnan(p->cpu_per_gbps))
+			if (p->mbps < TUNE_CPU_MIN_SHARE * best || isnan(p->cpu_per_gbps))
 				continue;
 			if (!q || p->cpu_per_gbps < q->cpu_per_gbps)
 				k = i;

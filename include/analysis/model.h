@@ -84,7 +84,7 @@ struct model_fit {
 	double D_lo, D_hi; /* bootstrap percentile interval (conf), s */
 	double R_lo, R_hi;
 	double rmse; /* bit/s */
-	double knee; /* L* for 95% of R, bytes */
+	double knee; /* L* for KNEE_SHARE of R (analysis/thresholds.h), bytes */
 	unsigned int n, nboot;
 };
 

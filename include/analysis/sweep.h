@@ -73,8 +73,9 @@ struct mtu_point {
 struct mtu_sweep {
 	unsigned int n;
 	struct mtu_point p[16];
-	/* The seed's shape: one flow at an MTU above 9000 below half of one flow at the first
-	 * MTU and below two flows at the same MTU, each with the 95% intervals apart. */
+	/* The seed's shape: one flow at an MTU above MTU_JUMBO below MTU_COLLAPSE_SHARE of one
+	 * flow at the first MTU and below two flows at the same MTU, each with the CI_LEVEL
+	 * intervals apart (analysis/thresholds.h). */
 	bool collapse;
 	uint32_t collapse_mtu;
 	unsigned int collapse_i;
