@@ -14,8 +14,6 @@
 #include "out/json_print.h"
 #include "probe/probe.h"
 
-#pragma weak show_device
-
 static int parse_double(const char *s, double *out)
 {
 	char *end;
@@ -106,7 +104,7 @@ static const char *const sysctls[] = {
 	NULL,
 };
 
-static void print_environment(const struct probe_cfg *cfg, const struct probe_result *res)
+static void print_environment(const struct probe_result *res)
 {
 	char path[128], buf[256], key[64], ts[32], *p;
 	struct utsname u;
@@ -145,8 +143,7 @@ static void print_environment(const struct probe_cfg *cfg, const struct probe_re
 	if (res->dev.dev[0]) {
 		open_json_object("device");
 		print_string(PRINT_JSON, "name", NULL, res->dev.dev);
-		if (show_device)
-			show_device(res->dev.dev, false);
+		show_device(res->dev.dev);
 		close_json_object();
 	}
 	close_json_object();
@@ -491,7 +488,7 @@ int cmd_probe(int argc, char **argv)
 		snprintf(res->dev.dev, sizeof(res->dev.dev), "%s", cfg.bind_dev);
 	print_results(&cfg, res);
 	if (is_json_context())
-		print_environment(&cfg, res);
+		print_environment(res);
 	else if (et_opts.verbose && res->peer_version[0])
 		printf("peer runs ethtune %s\n", res->peer_version);
 	delete_json_obj();

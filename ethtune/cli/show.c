@@ -187,7 +187,7 @@ static void show_object(struct nl_sock *eth, const struct et_object *obj, const 
 	obj_show(obj, &v);
 }
 
-int show_device(const char *dev, bool verbose)
+int show_device(const char *dev)
 {
 	struct nl_sock eth;
 	struct et_link l;
@@ -289,7 +289,7 @@ int cmd_show(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	new_json_obj(et_opts.json);
-	ret = show_device(dev, et_opts.verbose);
+	ret = show_device(dev);
 	delete_json_obj();
 	if (ret == -ENODEV) {
 		report_missing_dev(dev);

@@ -120,7 +120,7 @@ static int for_items(const char *val, int (*fn)(const char *item, void *ctx), vo
 	return 0;
 }
 
-static int check_pci_item(const char *item, void *ctx)
+static int check_pci_item(const char *item, void *ctx __attribute__((unused)))
 {
 	unsigned int v;
 	int d;
@@ -568,7 +568,8 @@ int profile_add(struct profile *p, int sect, const char *key, const char *val, c
 	return 0;
 }
 
-int profile_format(const struct profile *p, char *buf, size_t len)
+/* The text of p as profile_parse() reads it; -ENOSPC when len is too small. */
+static int profile_format(const struct profile *p, char *buf, size_t len)
 {
 	size_t off = 0;
 	int s;

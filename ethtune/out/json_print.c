@@ -157,7 +157,8 @@ void print_on_off(enum output_type t, const char *key, const char *fmt, bool val
 	}
 }
 
-void print_na(const char *key, const char *fmt)
+/* key: a missing value is absent in JSON, so only the text shows it */
+void print_na(const char *key __attribute__((unused)), const char *fmt)
 {
 	if (!json_mode && fmt)
 		printf(fmt, "n/a");

@@ -27,9 +27,6 @@
 #include "out/json_print.h"
 #include "probe/probe_int.h"
 
-/* show_device() comes with the device objects; until it is linked, the snapshot is skipped. */
-#pragma weak show_device
-
 static const char *const test_names[] = { "stream", "maerts", "rr", "crr" };
 
 const char *probe_test_name(enum probe_test t)

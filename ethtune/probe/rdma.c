@@ -276,8 +276,8 @@ static unsigned int mtu_bytes(enum ibv_mtu m)
 	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
 }
 
-/* Netdev of a GID entry: from its ifindex, else from sysfs. */
-static void gid_netdev(const struct ibv_gid_entry *e, const char *ibdev, char *buf, size_t len)
+/* Netdev of a GID entry, from its ifindex ("" when it has none). */
+static void gid_netdev(const struct ibv_gid_entry *e, char *buf, size_t len)
 {
 	char name[IF_NAMESIZE];
 
@@ -324,7 +324,7 @@ static void list_port(const struct rdma_ops *ops, struct ibv_context *ctx, const
 	}
 	n = port_gids(ops, ctx, port, pa.gid_tbl_len, gids, MAX_GIDS);
 	for (unsigned int i = 0; i < n && !netdev[0]; i++)
-		gid_netdev(&gids[i], ibdev, netdev, sizeof(netdev));
+		gid_netdev(&gids[i], netdev, sizeof(netdev));
 	if (!netdev[0])
 		rdma_sysfs_port_netdev(ibdev, port, netdev, sizeof(netdev));
 
@@ -342,7 +342,7 @@ static void list_port(const struct rdma_ops *ops, struct ibv_context *ctx, const
 	open_json_array(PRINT_JSON, "gids");
 	for (unsigned int i = 0; i < n; i++) {
 		rdma_gid_str(&gids[i].gid, g, sizeof(g));
-		gid_netdev(&gids[i], ibdev, nd, sizeof(nd));
+		gid_netdev(&gids[i], nd, sizeof(nd));
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "index", "    gid %u", gids[i].gid_index);
 		print_string(PRINT_ANY, "gid", " %s", g);

@@ -24,7 +24,7 @@
 
 static volatile sig_atomic_t serve_quit;
 
-static void on_term(int sig)
+static void on_term(int sig __attribute__((unused)))
 {
 	serve_quit = 1;
 }

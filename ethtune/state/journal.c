@@ -572,8 +572,3 @@ int journal_temp_adopt(int owner)
 	temp_owner = owner;
 	return 0;
 }
-
-bool journal_temp_active(void)
-{
-	return temp_mode;
-}

@@ -138,7 +138,7 @@ struct txlat_run {
 
 static volatile sig_atomic_t txlat_stop;
 
-static void on_signal(int sig)
+static void on_signal(int sig __attribute__((unused)))
 {
 	txlat_stop = 1;
 }

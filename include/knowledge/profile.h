@@ -67,7 +67,6 @@ unsigned int profile_count(const struct profile *p, int sect);
 void profile_init(struct profile *p, const char *name);
 int profile_add(struct profile *p, int sect, const char *key, const char *val, char *err,
 		size_t errlen);
-int profile_format(const struct profile *p, char *buf, size_t len);
 int profile_save(const struct profile *p, const char *path, char *err, size_t errlen);
 
 /* -1: does not match; otherwise a specificity score (higher is more specific). */

@@ -28,7 +28,6 @@ int journal_record(const struct journal_entry *e);
 int journal_temp_begin(void);
 /* Undo this process's temporary changes now. */
 int journal_temp_end(void);
-bool journal_temp_active(void);
 /* In a helper child (e.g. one that entered the peer's namespace): record temporary entries as
  * owned by owner, which restores them; the child itself restores nothing at exit. */
 int journal_temp_adopt(int owner);

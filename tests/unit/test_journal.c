@@ -173,7 +173,15 @@ static void test_temp_end_restores_own(void **state)
 	rec("veth4", "link", "mtu", "1500");
 	journal_temp_begin();
 	rec("veth5", "coalesce", "tx-usecs", "0");
-	assert_true(journal_temp_active());
+	/* in temporary mode: the new entry is this process's temporary one, the older stays */
+	assert_int_equal(journal_load(&v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].dev, "veth4");
+	assert_false(v[0].temp);
+	assert_string_equal(v[1].dev, "veth5");
+	assert_true(v[1].temp);
+	assert_int_equal(v[1].pid, getpid());
+	free(v);
 	assert_int_equal(journal_temp_end(), 0);
 	assert_int_equal(ncalls, 1);
 	assert_string_equal(calls[0], "veth5 coalesce tx-usecs 0");
