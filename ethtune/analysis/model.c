@@ -82,6 +82,15 @@ int model_set_kernel(struct model_in *in, const char *release, bool paced)
 	return 0;
 }
 
+/* tcp_small_queue_check(): max(2 * truesize, pacing >> 10) (sk_pacing_rate >> sk_pacing_shift),
+ * then min with the sysctl L; without pacing (pacing_bps <= 0) the sysctl alone. */
+static double tsq_limit(double L, double truesize, double pacing_bps)
+{
+	if (pacing_bps <= 0)
+		return L;
+	return fmin(fmax(2 * truesize, pacing_bps / 8 / 1024), L);
+}
+
 int model_derive(const struct model_in *in, struct model_out *o)
 {
 	double pacing_bytes;
@@ -108,12 +117,11 @@ int model_derive(const struct model_in *in, struct model_out *o)
 	o->rho = (double)o->skb_payload / o->skb_truesize;
 	o->skb_wire_us = (double)o->segs * (in->mtu + WIRE_EXTRA) * 8 / in->rate_bps * 1e6;
 	o->goodput_max_bps = in->rate_bps * o->mss / (in->mtu + WIRE_EXTRA);
-	/* tcp_small_queue_check(): max(2 * truesize, pacing >> 10), then min with the sysctl. */
-	limit = 2ULL * o->skb_truesize;
-	if (in->pacing_bps >= 0 && pacing_bytes > limit) /* sk_pacing_rate >> sk_pacing_shift */
-		limit = (uint64_t)pacing_bytes;
-	if (in->tsq < limit || in->pacing_bps < 0) /* v3.6 TSQ: the sysctl alone */
-		limit = in->tsq;
+	/* pacing_bps < 0: v3.6 TSQ, the sysctl alone; 0: paced at the line rate */
+	limit = (uint64_t)tsq_limit((double)in->tsq, (double)o->skb_truesize,
+				    in->pacing_bps < 0	 ? 0
+				    : in->pacing_bps > 0 ? in->pacing_bps
+							 : in->rate_bps);
 	o->limit = limit;
 	/* The check is "wmem > limit" before each skb: one more skb goes out than fits. */
 	w = limit / o->skb_truesize + 1;
@@ -412,15 +420,9 @@ double model_sw(double L, double rho, double R, double D)
 
 double model_window(double L, double truesize, double pacing_bps)
 {
-	double limit = L;
-
 	if (truesize <= 0 || L <= 0)
 		return 0;
-	if (pacing_bps > 0) {
-		limit = fmax(2 * truesize, pacing_bps / 8 / 1024);
-		limit = fmin(limit, L);
-	}
-	return (floor(limit / truesize) + 1) * truesize;
+	return (floor(tsq_limit(L, truesize, pacing_bps) / truesize) + 1) * truesize;
 }
 
 double model_knee(double R, double D, double rho, double frac)
