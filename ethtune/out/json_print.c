@@ -99,14 +99,6 @@ void close_json_array(enum output_type t, const char *delim)
 	}
 }
 
-void print_json_value(const char *key, json_t *value)
-{
-	if (json_mode)
-		jput(key, value);
-	else
-		json_decref(value);
-}
-
 #define PRINT_BODY(jexpr)                                                                          \
 	do {                                                                                       \
 		if (json_mode) {                                                                   \
