@@ -917,13 +917,17 @@ int cmd_diagnose(int argc, char **argv)
 	diag_decide(o.dev, d);
 	print_diag(d);
 	if (o.svg) {
-		struct svg_hist h = { .n = d->tl.nhist };
+		struct svg_hist h = { "xmit-to-free latency (txlat)", "us", d->tl.nhist };
+		struct svg_series *p = malloc(sizeof(*p));
 
-		memcpy(h.lo_us, d->tl.hist_lo, sizeof(h.lo_us));
-		memcpy(h.hi_us, d->tl.hist_hi, sizeof(h.hi_us));
+		memcpy(h.lo, d->tl.hist_lo, sizeof(h.lo));
+		memcpy(h.hi, d->tl.hist_hi, sizeof(h.hi));
 		memcpy(h.count, d->tl.hist_count, sizeof(h.count));
-		if (svg_write(o.svg, "ethtune diagnose", &d->tsq, &h))
+		if (p)
+			sweep_tsq_plot(&d->tsq, p);
+		if (!p || svg_write(o.svg, "ethtune diagnose", p, &h))
 			et_warn("cannot write %s", o.svg);
+		free(p);
 	}
 	delete_json_obj();
 	ret = 0;

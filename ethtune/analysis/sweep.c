@@ -489,6 +489,40 @@ static int peer_set_in_netns(void *ctx)
 	return ret;
 }
 
+void sweep_tsq_plot(const struct tsq_sweep *s, struct svg_series *p)
+{
+	double lmin = 1e18, lmax = 0;
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	p->x_label = "tcp_limit_output_bytes";
+	p->y_label = "Mbit/s (one flow)";
+	for (i = 0; i < s->n && i < SVG_MAX_POINTS; i++) {
+		const struct tsq_point *t = &s->p[i];
+
+		p->p[p->n++] = (struct svg_point){ (double)t->limit, t->mbps,
+						   t->mbps - t->mbps_half, t->mbps + t->mbps_half };
+		lmin = fmin(lmin, (double)t->limit);
+		lmax = fmax(lmax, (double)t->limit);
+	}
+	if (!s->fit_ok) {
+		snprintf(p->label, sizeof(p->label), "no model: %s", s->fit_reason);
+		return;
+	}
+	p->y_top = s->fit.R / 1e6;
+	snprintf(p->label, sizeof(p->label), "model: R %.0f Mbit/s, D %.0f us, knee %.0f KiB",
+		 s->fit.R / 1e6, s->fit.D * 1e6, s->fit.knee / 1024);
+	if (lmax <= lmin)
+		return;
+	for (i = 0; i < SVG_MAX_CURVE; i++) {
+		double l = lmin * pow(lmax / lmin, i / (SVG_MAX_CURVE - 1.0));
+
+		p->cx[i] = l;
+		p->cy[i] = model_sw(l, s->rho, s->fit.R, s->fit.D) / 1e6;
+	}
+	p->ncurve = SVG_MAX_CURVE;
+}
+
 /* Change dev (and the peer's device, possibly in its namespace) temporarily. */
 static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err, size_t errlen)
 {

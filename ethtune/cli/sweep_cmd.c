@@ -130,9 +130,16 @@ int cmd_sweep(int argc, char **argv)
 		ret = s ? sweep_tsq(&o, s, err, sizeof(err)) : -ENOMEM;
 		if (!ret) {
 			sweep_tsq_print(s);
-			if (o.svg &&
-			    svg_write(o.svg, "single-flow throughput vs TSQ limit", s, NULL))
-				et_warn("cannot write %s", o.svg);
+			if (o.svg) {
+				struct svg_series *p = malloc(sizeof(*p));
+
+				if (p)
+					sweep_tsq_plot(s, p);
+				if (!p || svg_write(o.svg, "single-flow throughput vs TSQ limit", p,
+						    NULL))
+					et_warn("cannot write %s", o.svg);
+				free(p);
+			}
 		}
 		free(s);
 	} else if (!strcmp(what, "mtu")) {

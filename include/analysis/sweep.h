@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis/model.h"
+#include "out/svg.h"
 #include "probe/probe.h"
 
 #define SWEEP_MAX_POINTS 48
@@ -156,13 +157,7 @@ bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason,
 void sweep_progress(const struct sweep_opts *o, unsigned int i, unsigned int n, const char *what);
 void sweep_progress_done(const struct sweep_opts *o);
 
-/* SVG plot of throughput vs TSQ limit with the fitted model (and an optional histogram). */
-struct svg_hist {
-	unsigned int n;
-	double lo_us[64], hi_us[64];
-	uint64_t count[64];
-};
-int svg_write(const char *path, const char *title, const struct tsq_sweep *s,
-	      const struct svg_hist *h);
+/* The TSQ sweep as a plot: each point's throughput with its interval, the fitted model. */
+void sweep_tsq_plot(const struct tsq_sweep *s, struct svg_series *p);
 
 #endif
