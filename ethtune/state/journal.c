@@ -190,21 +190,35 @@ static int load_fd(int fd, struct loaded **out, int *n)
 	return 0;
 }
 
+/* Open the journal locked and load it: the descriptor, -ENOENT when there is none (*v NULL,
+ * *n 0), or -errno. */
+static int open_load(int flags, struct loaded **v, int *n)
+{
+	int fd = open_locked(flags), ret;
+
+	*v = NULL;
+	*n = 0;
+	if (fd < 0)
+		return fd;
+	ret = load_fd(fd, v, n);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 int journal_load(struct journal_entry **out, int *n)
 {
 	struct loaded *v;
-	int fd = open_locked(O_RDONLY), i, ret;
+	int fd = open_load(O_RDONLY, &v, n), i;
 
 	*out = NULL;
-	*n = 0;
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
 		return fd;
-	ret = load_fd(fd, &v, n);
 	close(fd);
-	if (ret)
-		return ret;
 	*out = calloc(*n ? *n : 1, sizeof(**out));
 	for (i = 0; i < *n && *out; i++)
 		(*out)[i] = v[i].e;
@@ -402,23 +416,22 @@ static int restore_common(const char *dev, int mode, int *restored, int *kept)
 {
 	struct loaded *v;
 	bool *sel, *done;
-	int fd, n, i, missing = 0, bad, ret;
+	int fd, n, i, missing = 0, bad;
 	bool any_done = false;
 
 	if (restored)
 		*restored = 0;
 	if (kept)
 		*kept = 0;
-	fd = open_locked(O_RDWR);
+	fd = open_load(O_RDWR, &v, &n);
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
 		return fd;
-	ret = load_fd(fd, &v, &n);
-	if (ret || !n) {
+	if (!n) {
 		free(v);
 		close(fd);
-		return ret;
+		return 0;
 	}
 	sel = calloc(n, sizeof(bool));
 	done = calloc(n, sizeof(bool));
@@ -485,16 +498,15 @@ int journal_txn_drop(int mark)
 	bool *done;
 	int fd, n, i, ret;
 
-	fd = open_locked(O_RDWR);
+	fd = open_load(O_RDWR, &v, &n);
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
 		return fd;
-	ret = load_fd(fd, &v, &n);
-	if (ret || n <= mark) {
+	if (n <= mark) {
 		free(v);
 		close(fd);
-		return ret;
+		return 0;
 	}
 	done = calloc(n, sizeof(bool));
 	if (!done) {
