@@ -248,7 +248,7 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 	fl->wait_med = NAN;
 	if (nw) {
 		qsort(w, nw, sizeof(w[0]), cmp_double);
-		fl->wait_med = nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2;
+		fl->wait_med = stats_quantile_sorted(w, nw, 0.5);
 	}
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 
 #include "util/ethtune.h"
+#include "util/stats.h"
 
 struct et_opts et_opts;
 
@@ -480,7 +481,7 @@ int timer_floor_us(unsigned int n, double *floor_us)
 	if (slack > 0)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)slack);
 	qsort(late, n, sizeof(*late), cmp_double);
-	*floor_us = late[n / 2];
+	*floor_us = stats_quantile_sorted(late, n, 0.5);
 	free(late);
 	return 0;
 }
