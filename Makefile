@@ -7,7 +7,7 @@ PKG_CONFIG	?= pkg-config
 
 PKGS		:= libmnl jansson
 CFLAGS		?= -O2 -g
-CFLAGS		+= -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+CFLAGS		+= -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 		   -Iinclude -I$(O) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lmnl -ljansson) -lm
 
@@ -41,6 +41,7 @@ $(O)/ethtune.bash: $(O)/ethtune
 	mv $@.tmp $@
 
 $(O)/libethtune.a: $(LIB_OBJS) $(EXTRA_OBJS)
+	@rm -f $@ # a fresh archive: an object whose source moved must not linger
 	$(AR) rcs $@ $^
 
 $(O)/obj/%.o: %.c $(wildcard include/*/*.h) $(EXTRA_DEPS)
@@ -49,9 +50,11 @@ $(O)/obj/%.o: %.c $(wildcard include/*/*.h) $(EXTRA_DEPS)
 
 # Unit tests link the tool's objects (minus main) and cmocka; a test may add link seams
 # with "// LDFLAGS: ..." lines (e.g. -Wl,--wrap=symbol), one or more.
+# Their fakes and cmocka's test functions keep the signatures of what they stand in for, used
+# or not: -Wunused-parameter is off for them alone.
 $(O)/tests/%: tests/unit/%.c $(O)/libethtune.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(shell sed -n 's|^// LDFLAGS: ||p' $<) \
+	$(CC) $(CFLAGS) -Wno-unused-parameter -o $@ $< $(shell sed -n 's|^// LDFLAGS: ||p' $<) \
 		$(O)/libethtune.a -lcmocka $(LDLIBS) $(EXTRA_LDLIBS)
 
 $(UNIT_SKIP_BINS): $(O)/tests/%: tests/unit/%.c
@@ -60,7 +63,17 @@ $(UNIT_SKIP_BINS): $(O)/tests/%: tests/unit/%.c
 		"$*" "built without $(strip $(filter $(UNIT_MISSING),$(shell sed -n 's|^// NEEDS: ||p' $<)))" >$@
 	chmod +x $@
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(O)/drvdb-readme
+
+# The generator of the drivers' README blocks links the tool's objects like the unit tests.
+$(O)/drvdb-readme: drivers/drvdb-readme.c $(O)/libethtune.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(O)/libethtune.a $(LDLIBS) $(EXTRA_LDLIBS)
+
+# drivers/*/README.md: regenerate the blocks the driver knowledge makes (checked by
+# tests/unit/drvdb_readme.sh).
+readmes: $(O)/drvdb-readme
+	./tests/unit/drvdb_readme.sh --fix
 
 deps:
 	./tests/lib/deps.sh
@@ -87,12 +100,12 @@ install: all
 	cp -r profiles/. $(DESTDIR)$(PREFIX)/share/ethtune/profiles/
 
 format:
-	clang-format -i $(ALL_SRCS) include/*/*.h tests/unit/*.c
+	clang-format -i $(ALL_SRCS) include/*/*.h tests/unit/*.c drivers/*.c
 
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit deps config check lab-check bench install format clean
+.PHONY: all unit readmes deps config check lab-check bench install format clean
 .SECONDARY:
 
 # The main job against the built-in lab (see README).

@@ -10,12 +10,9 @@
 #include "util/ethtune.h"
 #include "out/json_print.h"
 #include "probe/rdma_sysfs.h"
+#include "knowledge/drvdb.h"
 
 const char *rdma_sysfs_root = "/sys";
-
-/* mlx5e defaults (drivers/net/ethernet/mellanox/mlx5/core/en.h, see drivers/mlx5/README.md). */
-#define MLX5E_DEF_TX_USEC 16
-#define MLX5E_DEF_TX_PKTS 32
 
 static int read_line(const char *path, char *buf, size_t len)
 {
@@ -148,9 +145,11 @@ static void print_mode(const char *key, const char *title, int cqe)
 
 int mlx5_show_extra(const char *netdev)
 {
+	static const char *const dflt_keys[] = { "tx-usecs", "tx-frames" };
 	struct mlx5_pflags pf;
 	char ibdev[64];
 	int tx_cqe, rx_cqe, comp, ret;
+	size_t i;
 
 	if (!mlx5_is_netdev(netdev))
 		return -ENODEV;
@@ -169,8 +168,20 @@ int mlx5_show_extra(const char *netdev)
 		print_na("rx-cqe-compress", "  rx-cqe-compress: %s\n");
 	else
 		print_on_off(PRINT_ANY, "rx-cqe-compress", "  rx-cqe-compress: %s\n", comp);
-	print_uint(PRINT_ANY, "default-tx-usecs", "  default-tx-usecs: %u\n", MLX5E_DEF_TX_USEC);
-	print_uint(PRINT_ANY, "default-tx-frames", "  default-tx-frames: %u\n", MLX5E_DEF_TX_PKTS);
+	/* mlx5e's defaults (en.h) as the driver knowledge records them */
+	for (i = 0; i < sizeof(dflt_keys) / sizeof(dflt_keys[0]); i++) {
+		char key[32], fmt[48];
+		unsigned int v;
+
+		snprintf(key, sizeof(key), "default-%s", dflt_keys[i]);
+		if (!drvdb_default_u32("mlx5_core", dflt_keys[i], &v)) {
+			snprintf(fmt, sizeof(fmt), "  %s: %%llu\n", key);
+			print_uint(PRINT_ANY, key, fmt, v);
+		} else {
+			snprintf(fmt, sizeof(fmt), "  %s: %%s\n", key);
+			print_na(key, fmt);
+		}
+	}
 	if (!rdma_netdev_ibdev(netdev, ibdev, sizeof(ibdev)))
 		print_string(PRINT_ANY, "rdma-device", "  rdma-device: %s\n", ibdev);
 	else

@@ -75,21 +75,10 @@ static void inconclusive(struct diag *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Devices whose "completion" is the receiver consuming the skb: the driver knowledge says so,
- * or the link kind is a software one. */
+/* Devices whose "completion" is not a driver's: the driver knowledge decides. */
 static bool software_dev(const struct diag *d)
 {
-	static const char *const kinds[] = { "veth",   "tun",	  "tap",    "loopback",
-					     "bridge", "macvlan", "ipvlan", "vxlan",
-					     "dummy",  "geneve",  "netkit", NULL };
-	unsigned int i;
-
-	if (d->di && d->di->completion == DRV_COMPL_SOFTWARE)
-		return true;
-	for (i = 0; kinds[i]; i++)
-		if (!strcmp(d->kind, kinds[i]))
-			return true;
-	return false;
+	return drvdb_software(d->driver, d->kind) != DRV_SW_NONE;
 }
 
 static int read_state(const char *dev, struct diag *d)
@@ -130,7 +119,7 @@ static int read_state(const char *dev, struct diag *d)
 	} else if (d->knob) {
 		d->allowed_us = 0; /* a frame count or mode switch: completion follows the IRQ */
 	}
-	d->tsq_now = 4194304;
+	d->tsq_now = TSQ_DEFAULT_BYTES;
 	if (!sysctl_get("net.ipv4.tcp_limit_output_bytes", buf, sizeof(buf)))
 		d->tsq_now = strtoull(buf, NULL, 10);
 	if (!sysctl_get("net.ipv4.tcp_congestion_control", buf, sizeof(buf)) && !strcmp(buf, "bbr"))
@@ -189,12 +178,12 @@ static double goodput_mbps(const struct model_in *base, double rate_mbps)
 	struct model_out mo;
 
 	in.rate_bps = rate_mbps * 1e6;
-	return model_derive(&in, &mo) ? rate_mbps * 0.94 : mo.goodput_max_bps / 1e6;
+	return model_derive(&in, &mo) ? rate_mbps * GOODPUT_SHARE : mo.goodput_max_bps / 1e6;
 }
 
 /* One and two flows in interleaved rounds (ABBA order, so drift hits both alike) until both
- * means are known to within width (relative half-width of the 95% interval) or the budget is
- * spent; at least 3 rounds. */
+ * means are known to within width (relative half-width of the CI_LEVEL interval) or the budget
+ * is spent; at least MIN_ROUNDS rounds. */
 static int measure_flows(const struct sweep_opts *o, struct diag *d, double width, double budget_s,
 			 char *err, size_t errlen)
 {
@@ -234,10 +223,10 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 		if (ret)
 			break;
 		fl->n++;
-		if (fl->n < 3)
+		if (fl->n < MIN_ROUNDS)
 			continue;
-		stats_mean_ci(fl->one, fl->n, 95, &fl->c1);
-		stats_mean_ci(fl->two, fl->n, 95, &fl->c2);
+		stats_mean_ci(fl->one, fl->n, CI_LEVEL, &fl->c1);
+		stats_mean_ci(fl->two, fl->n, CI_LEVEL, &fl->c2);
 		if (fl->c1.half <= width * fl->c1.mean && fl->c2.half <= width * fl->c2.mean)
 			break;
 		if (et_now_s() - t0 > budget_s)
@@ -247,8 +236,8 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 	free(r);
 	if (ret)
 		return ret;
-	stats_mean_ci(fl->one, fl->n, 95, &fl->c1);
-	stats_mean_ci(fl->two, fl->n, 95, &fl->c2);
+	stats_mean_ci(fl->one, fl->n, CI_LEVEL, &fl->c1);
+	stats_mean_ci(fl->two, fl->n, CI_LEVEL, &fl->c2);
 	fl->welch_p = stats_welch_p(fl->one, fl->n, fl->two, fl->n);
 	fl->proc_cpu /= fl->n;
 	fl->sys_cpu /= fl->n;
@@ -258,7 +247,7 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 	fl->wait_med = NAN;
 	if (nw) {
 		qsort(w, nw, sizeof(w[0]), cmp_double);
-		fl->wait_med = nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2;
+		fl->wait_med = stats_quantile_sorted(w, nw, 0.5);
 	}
 	return 0;
 }
@@ -306,7 +295,7 @@ static void measured_loss(struct diag *d)
 	d->loss_lo = 1 - fl->c1.hi / d->ref_mbps;
 	d->loss_hi = 1 - fl->c1.lo / d->ref_mbps;
 	/* Against two flows the reference is itself uncertain: a loss needs Welch's test too. */
-	if (!strncmp(d->ref_what, "two", 3) && fl->welch_p >= 0.05)
+	if (!strncmp(d->ref_what, "two", 3) && fl->welch_p >= SIG_P)
 		d->loss_lo = fmin(d->loss_lo, 0);
 }
 
@@ -407,10 +396,10 @@ static void decide_orphan(const char *dev, struct diag *d)
 	double lo, hi;
 	const char *flag;
 
-	if (!d->tl_ok || t->c.tcp < 100)
+	if (!d->tl_ok || t->c.tcp < ORPHAN_MIN_SKBS)
 		return;
 	stats_wilson(orph, t->c.tcp, &lo, &hi);
-	if (lo <= 0.5)
+	if (lo <= ORPHAN_MAJORITY)
 		return;
 	finding(d, F_ORPHAN, NAN, NAN, NAN);
 	ev(d, F_ORPHAN,
@@ -503,7 +492,7 @@ void diag_decide(const char *dev, struct diag *d)
 			   d->fl.c2.hi, d->fl.welch_p);
 		} else if (explained) {
 			/* what the delay explains: all of the loss, or the model's share of it */
-			double e = d->mloss_hi >= 0.5 * d->loss ? d->loss : d->mloss_hi;
+			double e = d->mloss_hi >= EXPLAINS_SHARE * d->loss ? d->loss : d->mloss_hi;
 
 			finding(d, F_DELAYED, e, e == d->loss ? d->loss_lo : d->mloss_lo,
 				e == d->loss ? d->loss_hi : d->mloss_hi);
@@ -521,8 +510,8 @@ void diag_decide(const char *dev, struct diag *d)
 				   "cqe-mode-tx is on: the completion timer restarts with every "
 				   "completion, so a busy ring waits for its quiet end");
 		}
-		if (!late && (d->fl.proc_cpu >= 90 || d->fl.sys_cpu >= 90) &&
-		    (!explained || d->mloss_hi < 0.5 * d->loss)) {
+		if (!late && (d->fl.proc_cpu >= CPU_BUSY_PCT || d->fl.sys_cpu >= CPU_BUSY_PCT) &&
+		    (!explained || d->mloss_hi < EXPLAINS_SHARE * d->loss)) {
 			double e = d->loss - (explained ? d->mloss_hi : 0);
 
 			finding(d, F_CPU, e, e - (d->loss - d->loss_lo),
@@ -637,7 +626,7 @@ static void print_findings(const struct diag *d)
 /* What the measured D would cost one flow at the common TSQ limits and line rates. */
 static void print_cost(const struct diag *d)
 {
-	static const uint64_t tsq[] = { 131072, 1048576, 4194304 };
+	static const uint64_t tsq[] = { 128ULL << 10, 1ULL << 20, TSQ_DEFAULT_BYTES };
 	static const double gbps[] = { 1, 10, 25, 100 };
 	unsigned int i, j;
 
@@ -838,13 +827,13 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 	txlat_close(tl);
 	if (ret)
 		goto fail;
-	d->rtt_us = r->have_lat ? r->lat_p50 : -1;
+	d->rtt_us = r->have_lat ? r->lat.p50 : -1;
 	delay_from_txlat(d);
 
 	/* 2. One and two flows, interleaved, until their intervals are narrow. A software
 	 * device has no completion to judge: its finding needs no throughput. */
 	if (!software_dev(d)) {
-		ret = measure_flows(&o, d, 0.05, budget, err, sizeof(err));
+		ret = measure_flows(&o, d, NARROW_CI, budget, err, sizeof(err));
 		if (ret)
 			goto fail;
 		d->did_flows = true;
@@ -871,7 +860,9 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "6.16");
 	if (d->did_flows)
-		diag_judge(d, d->speed > 0 ? d->speed : fmax(d->fl.c2.mean, d->fl.c1.mean) / 0.94,
+		diag_judge(d,
+			   d->speed > 0 ? d->speed
+					: fmax(d->fl.c2.mean, d->fl.c1.mean) / GOODPUT_SHARE,
 			   u.release);
 	else
 		diag_judge(d, d->speed > 0 ? d->speed : 10000, u.release);
@@ -879,17 +870,21 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 	diag_decide(o.dev, d);
 	print_diag(d);
 	if (o.svg) {
-		struct svg_hist h = {};
+		struct svg_hist h = { "xmit-to-free latency (txlat)", "us" };
+		struct svg_series *p = malloc(sizeof(*p));
 		int b;
 
 		/* the log2 bins in use, as txlat prints them */
-		for (b = d->tl.free.lo; d->tl_ok && b <= d->tl.free.hi; b++) {
-			h.lo_us[h.n] = b ? 1ULL << (b - 1) : 0;
-			h.hi_us[h.n] = (1ULL << b) - 1;
+		for (b = d->tl.free.lo; d->tl_ok && b <= d->tl.free.hi && h.n < SVG_MAX_BINS; b++) {
+			h.lo[h.n] = b ? 1ULL << (b - 1) : 0;
+			h.hi[h.n] = (1ULL << b) - 1;
 			h.count[h.n++] = d->tl.free.bin[b];
 		}
-		if (svg_write(o.svg, "ethtune diagnose", &d->tsq, &h))
+		if (p)
+			sweep_tsq_plot(&d->tsq, p);
+		if (!p || svg_write(o.svg, "ethtune diagnose", p, &h))
 			et_warn("cannot write %s", o.svg);
+		free(p);
 	}
 	delete_json_obj();
 	ret = 0;

@@ -8,6 +8,7 @@
 
 #include "util/ethtune.h"
 #include "analysis/model.h"
+#include "analysis/thresholds.h"
 
 #define HDR_TCPIP   52	     /* IPv4 20 + TCP 20 + timestamps 12 */
 #define WIRE_EXTRA  38	     /* Ethernet 14 + FCS 4 + preamble/SFD 8 + IFG 12 */
@@ -19,7 +20,7 @@ void model_defaults(struct model_in *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->rate_bps = 10e9;
-	in->tsq = 4194304;
+	in->tsq = TSQ_DEFAULT_BYTES;
 	in->mtu = 1500;
 	in->gso_size = 65536;
 	in->rtt_us = -1;
@@ -59,53 +60,34 @@ int model_timer_parse(const char *s, enum model_timer *t)
 	return -EINVAL;
 }
 
-static int kver_parse(const char *s, int v[3])
-{
-	int i;
-
-	v[0] = v[1] = v[2] = 0;
-	for (i = 0; i < 3; i++) {
-		char *end;
-		long x;
-
-		if (!isdigit((unsigned char)*s))
-			return i >= 2 ? 0 : -EINVAL;
-		x = strtol(s, &end, 10);
-		v[i] = (int)x;
-		s = end;
-		if (*s != '.')
-			return i >= 1 ? 0 : -EINVAL;
-		s++;
-	}
-	return 0;
-}
-
-static bool kver_ge(const int v[3], int a, int b)
-{
-	return v[0] > a || (v[0] == a && v[1] >= b);
-}
-
 int model_set_kernel(struct model_in *in, const char *release, bool paced)
 {
-	int v[3];
-
-	if (!release || kver_parse(release, v))
+	if (!kver_valid(release))
 		return -EINVAL;
-	if (!kver_ge(v, 3, 6)) { /* no TSQ (46d3ceabd8d9, v3.6) */
+	if (!kver_at_least(release, 3, 6)) { /* no TSQ (46d3ceabd8d9, v3.6) */
 		in->tsq = 1ULL << 40;
 		in->pacing_bps = -1;
-	} else if (!kver_ge(v, 3, 12)) { /* v3.6 TSQ: the sysctl alone */
+	} else if (!kver_at_least(release, 3, 12)) { /* v3.6 TSQ: the sysctl alone */
 		in->pacing_bps = -1;
-	} else if (paced && kver_ge(v, 4, 20) && !kver_ge(v, 6, 16)) {
+	} else if (paced && kver_at_least(release, 4, 20) && !kver_at_least(release, 6, 16)) {
 		in->tsq = 1ULL << 40; /* c73e5807e4f6: paced flows ignore the sysctl */
 		if (in->pacing_bps < 0)
 			in->pacing_bps = 0;
 	} else if (in->pacing_bps < 0) {
 		in->pacing_bps = 0;
 	}
-	in->one_skb_exception = kver_ge(v, 4, 10);
-	in->exception_skbs = kver_ge(v, 6, 7) ? 1 : 0;
+	in->one_skb_exception = kver_at_least(release, 4, 10);
+	in->exception_skbs = kver_at_least(release, 6, 7) ? 1 : 0;
 	return 0;
+}
+
+/* tcp_small_queue_check(): max(2 * truesize, pacing >> 10) (sk_pacing_rate >> sk_pacing_shift),
+ * then min with the sysctl L; without pacing (pacing_bps <= 0) the sysctl alone. */
+static double tsq_limit(double L, double truesize, double pacing_bps)
+{
+	if (pacing_bps <= 0)
+		return L;
+	return fmin(fmax(2 * truesize, pacing_bps / 8 / 1024), L);
 }
 
 int model_derive(const struct model_in *in, struct model_out *o)
@@ -134,12 +116,11 @@ int model_derive(const struct model_in *in, struct model_out *o)
 	o->rho = (double)o->skb_payload / o->skb_truesize;
 	o->skb_wire_us = (double)o->segs * (in->mtu + WIRE_EXTRA) * 8 / in->rate_bps * 1e6;
 	o->goodput_max_bps = in->rate_bps * o->mss / (in->mtu + WIRE_EXTRA);
-	/* tcp_small_queue_check(): max(2 * truesize, pacing >> 10), then min with the sysctl. */
-	limit = 2ULL * o->skb_truesize;
-	if (in->pacing_bps >= 0 && pacing_bytes > limit) /* sk_pacing_rate >> sk_pacing_shift */
-		limit = (uint64_t)pacing_bytes;
-	if (in->tsq < limit || in->pacing_bps < 0) /* v3.6 TSQ: the sysctl alone */
-		limit = in->tsq;
+	/* pacing_bps < 0: v3.6 TSQ, the sysctl alone; 0: paced at the line rate */
+	limit = (uint64_t)tsq_limit((double)in->tsq, (double)o->skb_truesize,
+				    in->pacing_bps < 0	 ? 0
+				    : in->pacing_bps > 0 ? in->pacing_bps
+							 : in->rate_bps);
 	o->limit = limit;
 	/* The check is "wmem > limit" before each skb: one more skb goes out than fits. */
 	w = limit / o->skb_truesize + 1;
@@ -371,11 +352,12 @@ int model_predict(const struct model_in *in, struct model_out *out)
 		return ret;
 	if (out->stalled)
 		out->limited_by = "stall";
-	else if (out->frac >= 0.95)
+	else if (out->frac >= MODEL_LINE_RATE_SHARE)
 		out->limited_by = "line-rate";
-	else if (in->rtt_us >= 0 && in->one_skb_exception && out->tput_bps > out->sw_bps * 1.05)
+	else if (in->rtt_us >= 0 && in->one_skb_exception &&
+		 out->tput_bps > out->sw_bps * (1 + MODEL_BATCH_TOL))
 		out->limited_by = "ack-clock";
-	else if (fabs(out->tput_bps / out->sw_bps - 1) < 0.05)
+	else if (fabs(out->tput_bps / out->sw_bps - 1) < MODEL_BATCH_TOL)
 		out->limited_by = "tx-completion (batch)";
 	else
 		out->limited_by = "tx-completion";
@@ -437,15 +419,9 @@ double model_sw(double L, double rho, double R, double D)
 
 double model_window(double L, double truesize, double pacing_bps)
 {
-	double limit = L;
-
 	if (truesize <= 0 || L <= 0)
 		return 0;
-	if (pacing_bps > 0) {
-		limit = fmax(2 * truesize, pacing_bps / 8 / 1024);
-		limit = fmin(limit, L);
-	}
-	return (floor(limit / truesize) + 1) * truesize;
+	return (floor(tsq_limit(L, truesize, pacing_bps) / truesize) + 1) * truesize;
 }
 
 double model_knee(double R, double D, double rho, double frac)
@@ -583,7 +559,7 @@ int model_fit(const double *L, const double *X, unsigned int n, double rho, unsi
 	fit_once(L, X, n, rho, &f->R, &f->D);
 	f->n = n;
 	f->rmse = sqrt(sse(L, X, n, rho, f->R, f->D) / n);
-	f->knee = model_knee(f->R, f->D, rho, 0.95);
+	f->knee = model_knee(f->R, f->D, rho, KNEE_SHARE);
 	f->D_lo = f->D_hi = f->D;
 	f->R_lo = f->R_hi = f->R;
 	if (!nboot)

@@ -15,13 +15,14 @@
 #include "nl/devobj.h"
 #include "state/devset.h"
 #include "util/ethtune.h"
+#include "util/stats.h"
 #include "state/journal.h"
 #include "state/undo.h"
 #include "out/json_print.h"
 #include "analysis/sweep.h"
+#include "analysis/thresholds.h"
 
-#define TSQ_SYSCTL	"net.ipv4.tcp_limit_output_bytes"
-#define TSQ_DEFAULT_NOW (4u << 20) /* v6.16 default; 1 MiB from 2018, 256 KiB in v4.2 */
+#define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
 
 void sweep_opts_init(struct sweep_opts *o)
 {
@@ -31,16 +32,6 @@ void sweep_opts_init(struct sweep_opts *o)
 	o->tsq_min = 2048;
 	o->tsq_max = 16u << 20;
 	o->tsq_constrained = 128u << 10;
-}
-
-bool kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int a = 0, b = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
-		return false;
-	return a > major || (a == major && b >= minor);
 }
 
 static void root_qdisc(const char *dev, char *buf, size_t len)
@@ -170,14 +161,6 @@ static int cmp_point(const void *a, const void *b)
 	return x->limit < y->limit ? -1 : x->limit > y->limit;
 }
 
-static double quantile(const double *v, unsigned int n, double q)
-{
-	double pos = q * (n - 1);
-	unsigned int i = (unsigned int)pos;
-
-	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
 /* The delay TSQ waits for, from the throttled points' residence times. */
 static void residence_delay(struct tsq_sweep *s)
 {
@@ -189,16 +172,16 @@ static void residence_delay(struct tsq_sweep *s)
 	for (i = 0; i < s->n; i++)
 		best = fmax(best, s->p[i].mbps);
 	for (i = 0; i < s->n; i++)
-		if (!isnan(s->p[i].residence_us) && s->p[i].mbps < 0.9 * best &&
-		    s->p[i].mbps < 0.9 * s->line_mbps * s->rho)
+		if (!isnan(s->p[i].residence_us) && s->p[i].mbps < THROTTLED_SHARE * best &&
+		    s->p[i].mbps < THROTTLED_SHARE * s->line_mbps * s->rho)
 			d[n++] = fmax(0, s->p[i].residence_us - s->ser_us);
 	if (n < 2)
 		return;
 	qsort(d, n, sizeof(d[0]), cmp_double);
 	s->n_res = n;
-	s->d_res_us = quantile(d, n, 0.5);
-	s->d_res_lo_us = quantile(d, n, 0.25);
-	s->d_res_hi_us = quantile(d, n, 0.75);
+	s->d_res_us = stats_quantile_sorted(d, n, 0.5);
+	s->d_res_lo_us = stats_quantile_sorted(d, n, 0.25);
+	s->d_res_hi_us = stats_quantile_sorted(d, n, 0.75);
 }
 
 /* What the wire allows: goodput per wire byte (rho) from the MTU and GSO size, the line rate
@@ -221,7 +204,7 @@ static void dev_wire(const char *dev, struct tsq_sweep *s, struct model_in *inp)
 	}
 	if (in.gso_size > 65536)
 		in.gso_size = 65536; /* BIG TCP needs more than a limit; keep the classic skb */
-	s->rho = model_derive(&in, &out) || out.rho <= 0 ? 0.9 : out.rho;
+	s->rho = model_derive(&in, &out) || out.rho <= 0 ? RHO_UNKNOWN : out.rho;
 	if (!nl_open_genl(&ns, "ethtool")) {
 		drvinfo_get(&ns, dev, &di);
 		nl_close(&ns);
@@ -281,7 +264,7 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, struct t
 		p->rep_mbps[p->nrep] = r->mbps;
 		p->rep_wmem[p->nrep++] = r->sender_ti.wmem_samples ? r->sender_ti.wmem_alloc : NAN;
 		p->retrans += r->sender_ti.retrans;
-		stats_mean_ci(p->rep_mbps, p->nrep, 95, &c);
+		stats_mean_ci(p->rep_mbps, p->nrep, CI_LEVEL, &c);
 		p->mbps = c.mean;
 		p->mbps_half = c.half;
 		p->wmem = stats_mean_finite(p->rep_wmem, p->nrep);
@@ -292,7 +275,8 @@ static int tsq_measure(const struct sweep_opts *o, struct tsq_sweep *s, struct t
 }
 
 /* Further passes over every point, alternately backwards and forwards so drift hits all alike,
- * until each point's 95% interval is within 5% of its mean or the passes are spent. */
+ * until each point's CI_LEVEL interval is within NARROW_CI of its mean or the passes are spent
+ * (at least MIN_ROUNDS passes). */
 static int tsq_passes(const struct sweep_opts *o, struct tsq_sweep *s, unsigned int reps, char *err,
 		      size_t errlen)
 {
@@ -308,8 +292,8 @@ static int tsq_passes(const struct sweep_opts *o, struct tsq_sweep *s, unsigned 
 		}
 		narrow = true;
 		for (k = 0; k < n; k++)
-			narrow &= s->p[k].mbps_half <= 0.05 * s->p[k].mbps;
-		if (narrow && pass >= 2)
+			narrow &= s->p[k].mbps_half <= NARROW_CI * s->p[k].mbps;
+		if (narrow && pass + 1 >= MIN_ROUNDS)
 			break;
 	}
 	return ret;
@@ -343,10 +327,11 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 	for (i = 0; i < npts && !ret; i++)
 		ret = tsq_measure(&po, s, NULL, (uint64_t)llround(o->tsq_min * pow(fac, i)), i + 1,
 				  npts + 2, err, errlen);
-	/* Refine near the knee: two points between the last below 95% and the first above. */
+	/* Refine near the knee: two points between the last below KNEE_SHARE and the first above.
+	 */
 	for (i = 0; i < s->n && !ret; i++)
 		best = fmax(best, s->p[i].mbps);
-	for (k = 0; k < s->n && !ret && s->p[k].mbps < 0.95 * best; k++)
+	for (k = 0; k < s->n && !ret && s->p[k].mbps < KNEE_SHARE * best; k++)
 		;
 	if (!ret && k > 0 && k < s->n) {
 		uint64_t lo = s->p[k - 1].limit, hi = s->p[k].limit;
@@ -372,13 +357,13 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 		X[i] = s->p[i].mbps * 1e6;
 	}
 	tsq_effective(dev_in, s);
-	/* A fit is a model only if it describes the points: its rmse within a tenth of the
+	/* A fit is a model only if it describes the points: its rmse within FIT_RMSE_SHARE of the
 	 * plateau, and the interval of D above zero. */
 	if (s->n < 3) {
 		snprintf(s->fit_reason, sizeof(s->fit_reason), "fewer than 3 points");
-	} else if (model_fit(L, X, s->n, s->rho, 200, 0.95, 1, &s->fit)) {
+	} else if (model_fit(L, X, s->n, s->rho, FIT_BOOT, FIT_CONF, 1, &s->fit)) {
 		snprintf(s->fit_reason, sizeof(s->fit_reason), "the fit did not converge");
-	} else if (s->fit.rmse > 0.1 * s->fit.R) {
+	} else if (s->fit.rmse > FIT_RMSE_SHARE * s->fit.R) {
 		snprintf(s->fit_reason, sizeof(s->fit_reason),
 			 "rmse %.0f Mbit/s is more than a tenth of the plateau %.0f Mbit/s",
 			 s->fit.rmse / 1e6, s->fit.R / 1e6);
@@ -390,7 +375,7 @@ int sweep_tsq(const struct sweep_opts *o, struct tsq_sweep *s, char *err, size_t
 		s->fit_ok = true;
 		s->cap_current_mbps =
 			model_sw((double)s->tsq_before, s->rho, s->fit.R, s->fit.D) / 1e6;
-		s->cap_default_mbps = model_sw(TSQ_DEFAULT_NOW, s->rho, s->fit.R, s->fit.D) / 1e6;
+		s->cap_default_mbps = model_sw(TSQ_DEFAULT_BYTES, s->rho, s->fit.R, s->fit.D) / 1e6;
 	}
 	residence_delay(s);
 	s->elapsed_s = et_now_s() - t0;
@@ -486,37 +471,76 @@ void sweep_tsq_print(const struct tsq_sweep *s)
 	close_json_object();
 }
 
+/* The peer's change, run in the peer's namespace; its journal entries stay the owner's. */
+struct peer_set {
+	const struct sweep_opts *o;
+	int argc;
+	char **argv;
+	pid_t owner;
+};
+
+static int peer_set_in_netns(void *ctx)
+{
+	const struct peer_set *p = ctx;
+	char e[512];
+	int ret;
+
+	journal_temp_adopt(p->owner);
+	ret = devset_apply(p->o->peer_dev, p->argc, p->argv, e, sizeof(e), NULL);
+	if (ret)
+		fprintf(stderr, "ethtune: peer %s: %s\n", p->o->peer_dev, e);
+	return ret;
+}
+
+void sweep_tsq_plot(const struct tsq_sweep *s, struct svg_series *p)
+{
+	double lmin = 1e18, lmax = 0;
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	p->x_label = "tcp_limit_output_bytes";
+	p->y_label = "Mbit/s (one flow)";
+	for (i = 0; i < s->n && i < SVG_MAX_POINTS; i++) {
+		const struct tsq_point *t = &s->p[i];
+
+		p->p[p->n++] = (struct svg_point){ (double)t->limit, t->mbps,
+						   t->mbps - t->mbps_half, t->mbps + t->mbps_half };
+		lmin = fmin(lmin, (double)t->limit);
+		lmax = fmax(lmax, (double)t->limit);
+	}
+	if (!s->fit_ok) {
+		snprintf(p->label, sizeof(p->label), "no model: %s", s->fit_reason);
+		return;
+	}
+	p->y_top = s->fit.R / 1e6;
+	snprintf(p->label, sizeof(p->label), "model: R %.0f Mbit/s, D %.0f us, knee %.0f KiB",
+		 s->fit.R / 1e6, s->fit.D * 1e6, s->fit.knee / 1024);
+	if (lmax <= lmin)
+		return;
+	for (i = 0; i < SVG_MAX_CURVE; i++) {
+		double l = lmin * pow(lmax / lmin, i / (SVG_MAX_CURVE - 1.0));
+
+		p->cx[i] = l;
+		p->cy[i] = model_sw(l, s->rho, s->fit.R, s->fit.D) / 1e6;
+	}
+	p->ncurve = SVG_MAX_CURVE;
+}
+
 /* Change dev (and the peer's device, possibly in its namespace) temporarily. */
 static int set_both(const struct sweep_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	pid_t pid, owner = getpid();
-	int ret, st;
+	struct peer_set p = { o, argc, argv, getpid() };
+	int ret;
 
 	ret = devset_apply(o->dev, argc, argv, err, errlen, NULL);
 	if (ret || !o->peer_dev)
 		return ret;
 	if (!o->peer_netns || (netns_current() && !strcmp(o->peer_netns, netns_current())))
 		return devset_apply(o->peer_dev, argc, argv, err, errlen, NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		char e[512];
-
-		if (netns_switch(o->peer_netns)) {
-			fprintf(stderr, "ethtune: cannot enter peer namespace '%s'\n",
-				o->peer_netns);
-			_exit(1);
-		}
-		journal_temp_adopt(owner);
-		if (devset_apply(o->peer_dev, argc, argv, e, sizeof(e), NULL)) {
-			fprintf(stderr, "ethtune: peer %s: %s\n", o->peer_dev, e);
-			_exit(1);
-		}
-		_exit(0);
-	}
-	waitpid(pid, &st, 0);
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+	ret = netns_run(o->peer_netns, peer_set_in_netns, &p);
+	if (ret == -ENONET)
+		fprintf(stderr, "ethtune: cannot enter peer namespace '%s'\n", o->peer_netns);
+	if (ret) {
 		snprintf(err, errlen, "cannot change the peer device %s", o->peer_dev);
 		return -EIO;
 	}
@@ -594,8 +618,8 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 			struct mtu_point *p = &s->p[s->n++];
 
 			p->mtu = mtus[i];
-			stats_mean_ci(one, MTU_REPS, 95, &p->c1);
-			stats_mean_ci(two, MTU_REPS, 95, &p->c2);
+			stats_mean_ci(one, MTU_REPS, CI_LEVEL, &p->c1);
+			stats_mean_ci(two, MTU_REPS, CI_LEVEL, &p->c2);
 			p->mbps1 = p->c1.mean;
 			p->mbps2 = p->c2.mean;
 		}
@@ -608,7 +632,8 @@ int sweep_mtu(const struct sweep_opts *o, struct mtu_sweep *s, char *err, size_t
 	for (i = 1; i < s->n; i++) {
 		const struct mtu_point *p = &s->p[i];
 
-		if (p->mtu > 9000 && p->c1.hi < 0.5 * s->p[0].c1.lo && p->c1.hi < p->c2.lo) {
+		if (p->mtu > MTU_JUMBO && p->c1.hi < MTU_COLLAPSE_SHARE * s->p[0].c1.lo &&
+		    p->c1.hi < p->c2.lo) {
 			s->collapse = true;
 			s->collapse_mtu = p->mtu;
 			s->collapse_i = i;

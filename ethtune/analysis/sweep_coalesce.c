@@ -13,6 +13,7 @@
 #include "state/undo.h"
 #include "out/json_print.h"
 #include "analysis/sweep.h"
+#include "analysis/thresholds.h"
 #include "trace/txlat.h"
 
 #define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
@@ -105,7 +106,7 @@ static int measure(const struct sweep_opts *o, struct txlat *tl, struct coal_swe
 		r->mbps > 0 ? r->local.cpu_util / 100.0 * (ncpu > 0 ? ncpu : 1) / (r->mbps / 1000.0)
 			    : NAN;
 	pt->compl_p50_us = ts_ok ? ts->free.p50_us : NAN;
-	pt->orphan_frac = ts_ok && ts->c.tcp >= 100 ? ts->orphan_frac : NAN;
+	pt->orphan_frac = ts_ok && ts->c.tcp >= ORPHAN_MIN_SKBS ? ts->orphan_frac : NAN;
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->tsq_constrained);
 	ret = sysctl_set(TSQ_SYSCTL, v, err, errlen);
 	if (!ret)
@@ -119,8 +120,8 @@ static int measure(const struct sweep_opts *o, struct txlat *tl, struct coal_swe
 		ret = sweep_probe(o, 1, PROBE_RR, 1, r, err, errlen);
 	if (!ret) {
 		pt->rr_tps = r->tps;
-		pt->rep_p50[pt->nrep] = r->have_lat ? r->lat_p50 : NAN;
-		pt->rr_p99_us = r->have_lat ? r->lat_p99 : NAN;
+		pt->rep_p50[pt->nrep] = r->have_lat ? r->lat.p50 : NAN;
+		pt->rr_p99_us = r->have_lat ? r->lat.p99 : NAN;
 		pt->nrep++;
 	}
 out:

@@ -15,6 +15,7 @@
 #include "out/json_print.h"
 #include "knowledge/profile.h"
 #include "analysis/sweep.h"
+#include "analysis/thresholds.h"
 
 enum objective { OBJ_THROUGHPUT, OBJ_LATENCY, OBJ_CPU, OBJ_BALANCED };
 static const char *const obj_names[] = { "throughput", "latency", "cpu", "balanced", NULL };
@@ -43,17 +44,17 @@ static double cost_irq(const struct coal_point *p)
 
 static bool orphans(const struct coal_point *p)
 {
-	return !isnan(p->orphan_frac) && p->orphan_frac > 0.5;
+	return !isnan(p->orphan_frac) && p->orphan_frac > ORPHAN_MAJORITY;
 }
 
 /* Is a's metric (one value per pass) not worse than best's by more than frac, or not
- * significantly so? Welch's t-test at 5% where there are passes to test with. */
+ * significantly so? Welch's t-test at SIG_P where there are passes to test with. */
 static bool near(const double *a, const double *best, unsigned int n, double ma, double mb,
 		 double frac, bool higher_is_better)
 {
 	if (higher_is_better ? ma >= (1 - frac) * mb : ma <= (1 + frac) * mb)
 		return true;
-	return n >= 2 && stats_welch_p(a, n, best, n) >= 0.05;
+	return n >= 2 && stats_welch_p(a, n, best, n) >= SIG_P;
 }
 
 /* A setting that orphans skbs at xmit wins throughput by hiding the queue from TSQ and BQL:
@@ -96,28 +97,29 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 		switch (obj) {
 		case OBJ_THROUGHPUT:
 		case OBJ_BALANCED:
-			if (!near(p->rep_mbps, s->p[ib].rep_mbps, p->nrep, p->mbps, best, 0.05,
-				  true) ||
+			if (!near(p->rep_mbps, s->p[ib].rep_mbps, p->nrep, p->mbps, best,
+				  TUNE_THROUGHPUT_NEAR, true) ||
 			    !near(p->rep_mbpsc, s->p[ic].rep_mbpsc, p->nrep, p->mbps_constrained,
-				  bestc, 0.05, true))
+				  bestc, TUNE_THROUGHPUT_NEAR, true))
 				continue;
 			if (obj == OBJ_BALANCED && !isnan(p->rr_p99_us) && isfinite(bestp99) &&
-			    p->rr_p99_us > 2 * bestp99)
+			    p->rr_p99_us > TUNE_P99_FACTOR * bestp99)
 				continue;
 			if (!q || cost_irq(p) < cost_irq(q))
 				k = i;
 			break;
 		case OBJ_LATENCY:
-			/* The median is what a delay moves; inside 10% of the best it is noise, and
-			 * then the smaller delay wins. */
-			if (isnan(p->rr_p50_us) || !near(p->rep_p50, s->p[il].rep_p50, p->nrep,
-							 p->rr_p50_us, bestp50, 0.10, false))
+			/* The median is what a delay moves; inside TUNE_LATENCY_NEAR of the best it
+			 * is noise, and then the smaller delay wins. */
+			if (isnan(p->rr_p50_us) ||
+			    !near(p->rep_p50, s->p[il].rep_p50, p->nrep, p->rr_p50_us, bestp50,
+				  TUNE_LATENCY_NEAR, false))
 				continue;
 			if (!q || p->val[0] < q->val[0])
 				k = i;
 			break;
 		case OBJ_CPU:
-			if (p->mbps < 0.9 * best || isnan(p->cpu_per_gbps))
+			if (p->mbps < TUNE_CPU_MIN_SHARE * best || isnan(p->cpu_per_gbps))
 				continue;
 			if (!q || p->cpu_per_gbps < q->cpu_per_gbps)
 				k = i;
@@ -127,46 +129,60 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 	return k;
 }
 
+/* The recommendation as a profile, written by the one checked, atomic profile writer. */
 static int write_profile(const char *path, const char *name, const char *driver,
-			 const struct coal_sweep *s, const struct coal_point *p, enum objective obj)
+			 const struct coal_sweep *s, const struct coal_point *p, enum objective obj,
+			 char *err, size_t errlen)
 {
-	char host[64] = "unknown", date[16];
+	char host[64] = "unknown", date[16], buf[192], tool[32];
+	const char *const prov[][2] = {
+		{ "kind", "measured" },		 { "host", host }, { "date", date },
+		{ "objective", obj_names[obj] }, { "tool", tool }, { "rule", rules[obj] },
+	};
+	struct profile *pr = malloc(sizeof(*pr));
 	time_t t = time(NULL);
 	struct tm tm;
 	unsigned int i;
-	FILE *f;
+	int ret;
 
+	if (!pr) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	gethostname(host, sizeof(host) - 1);
 	gmtime_r(&t, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%d", &tm);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "# %s: measured by ethtune tune --objective %s\n", name, obj_names[obj]);
-	fprintf(f,
-		"[profile]\nname = %s\ndescription = %s, objective %s: %.0f Mbit/s one flow "
-		"(%.0f at TSQ %llu)\n\n",
-		name, driver, obj_names[obj], p->mbps, p->mbps_constrained,
-		(unsigned long long)s->tsq_constrained);
-	fprintf(f, "[match]\ndriver = %s\n\n[coalesce]\n", driver);
-	if (s->fixed[0]) {
+	profile_init(pr, name);
+	snprintf(pr->comment, sizeof(pr->comment), "%s: measured by ethtune tune --objective %s",
+		 name, obj_names[obj]);
+	snprintf(buf, sizeof(buf), "%s, objective %s: %.0f Mbit/s one flow (%.0f at TSQ %llu)",
+		 driver, obj_names[obj], p->mbps, p->mbps_constrained,
+		 (unsigned long long)s->tsq_constrained);
+	ret = profile_add(pr, PS_PROFILE, "description", buf, err, errlen);
+	if (!ret)
+		ret = profile_add(pr, PS_MATCH, "driver", driver, err, errlen);
+	if (!ret && s->fixed[0]) {
 		char fx[96], *k, *save;
 
 		snprintf(fx, sizeof(fx), "%s", s->fixed);
-		for (k = strtok_r(fx, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
+		for (k = strtok_r(fx, " ", &save); k && !ret; k = strtok_r(NULL, " ", &save)) {
 			char *v = strtok_r(NULL, " ", &save);
 
 			if (v)
-				fprintf(f, "%s = %s\n", k, v);
+				ret = profile_add(pr, PS_COALESCE, k, v, err, errlen);
 		}
 	}
-	for (i = 0; i < s->nparams; i++)
-		fprintf(f, "%s = %u\n", s->param[i], p->got[i] ? p->got[i] : p->val[i]);
-	fprintf(f,
-		"\n[provenance]\nkind = measured\nhost = %s\ndate = %s\nobjective = %s\n"
-		"tool = ethtune %s\nrule = %s\n",
-		host, date, obj_names[obj], ETHTUNE_VERSION, rules[obj]);
-	return fclose(f) ? -errno : 0;
+	for (i = 0; !ret && i < s->nparams; i++) {
+		snprintf(buf, sizeof(buf), "%u", p->got[i] ? p->got[i] : p->val[i]);
+		ret = profile_add(pr, PS_COALESCE, s->param[i], buf, err, errlen);
+	}
+	snprintf(tool, sizeof(tool), "ethtune %s", ETHTUNE_VERSION);
+	for (i = 0; !ret && i < sizeof(prov) / sizeof(prov[0]); i++)
+		ret = profile_add(pr, PS_PROVENANCE, prov[i][0], prov[i][1], err, errlen);
+	if (!ret)
+		ret = profile_save(pr, path, err, errlen);
+	free(pr);
+	return ret;
 }
 
 int tune_objective(const char *name)
@@ -280,9 +296,10 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 				 obj_names[obj]);
 			out = path;
 		}
-		ret = write_profile(out, name, di.ok ? di.driver : o.dev, s, &s->p[k], obj);
+		ret = write_profile(out, name, di.ok ? di.driver : o.dev, s, &s->p[k], obj, err,
+				    sizeof(err));
 		if (ret)
-			et_err("tune: cannot write profile %s: %s", out, strerror(-ret));
+			et_err("tune: cannot write profile %s: %s", out, err);
 		else
 			print_string(PRINT_ANY, "profile", "profile written: %s\n", out);
 	}

@@ -78,7 +78,7 @@ int cli_parse(const struct cli_cmd *c, int *argc, char **argv, cli_opt_fn fn, vo
 		}
 		if (id == 'h')
 			return CLI_HELP;
-		ret = fn(ctx, id, optarg, err, errlen);
+		ret = fn ? fn(ctx, id, optarg, err, errlen) : 0; /* NULL: only --help */
 		if (ret)
 			return ret < 0 ? ret : -EINVAL;
 	}

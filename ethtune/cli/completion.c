@@ -13,16 +13,11 @@ const struct cli_cmd cli_completion = {
 	.subcmds = "bash",
 };
 
-static int no_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
-{
-	return 0;
-}
-
 int cmd_completion(int argc, char **argv)
 {
 	int rc;
 
-	if (cli_args(&cli_completion, &argc, argv, no_opt, NULL, &rc))
+	if (cli_args(&cli_completion, &argc, argv, NULL, NULL, &rc))
 		return rc;
 	if (argc != 2 || strcmp(argv[1], "bash"))
 		return cli_usage_err(&cli_completion, "only 'completion bash' is supported");

@@ -15,8 +15,6 @@
 #include "out/json_print.h"
 #include "probe/probe.h"
 
-#pragma weak show_device
-
 static int parse_double(const char *s, double *out)
 {
 	char *end;
@@ -107,7 +105,7 @@ static const char *const sysctls[] = {
 	NULL,
 };
 
-static void print_environment(const struct probe_cfg *cfg, const struct probe_result *res)
+static void print_environment(const struct probe_result *res)
 {
 	char path[128], buf[256], key[64], ts[32], *p;
 	struct utsname u;
@@ -146,8 +144,7 @@ static void print_environment(const struct probe_cfg *cfg, const struct probe_re
 	if (res->dev.dev[0]) {
 		open_json_object("device");
 		print_string(PRINT_JSON, "name", NULL, res->dev.dev);
-		if (show_device)
-			show_device(res->dev.dev, false);
+		show_device(res->dev.dev);
 		close_json_object();
 	}
 	close_json_object();
@@ -267,13 +264,7 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 	}
 	if (r->have_lat) {
 		open_json_object("latency");
-		print_float(PRINT_ANY, "min-us", "latency us: min %.1f", r->lat_min);
-		print_float(PRINT_ANY, "mean-us", " mean %.1f", r->lat_mean);
-		print_float(PRINT_ANY, "p50-us", " p50 %.1f", r->lat_p50);
-		print_float(PRINT_ANY, "p90-us", " p90 %.1f", r->lat_p90);
-		print_float(PRINT_ANY, "p99-us", " p99 %.1f", r->lat_p99);
-		print_float(PRINT_ANY, "p99.9-us", " p99.9 %.1f", r->lat_p999);
-		print_float(PRINT_ANY, "max-us", " max %.1f", r->lat_max);
+		probe_print_lat(&r->lat, false);
 		print_uint(PRINT_ANY, "samples", " (%llu samples)\n",
 			   (unsigned long long)r->lat_samples);
 		close_json_object();
@@ -546,7 +537,7 @@ int cmd_probe(int argc, char **argv)
 		snprintf(res->dev.dev, sizeof(res->dev.dev), "%s", cfg.bind_dev);
 	print_results(&cfg, res);
 	if (is_json_context())
-		print_environment(&cfg, res);
+		print_environment(res);
 	else if (et_opts.verbose && res->peer_version[0])
 		printf("peer runs ethtune %s\n", res->peer_version);
 	delete_json_obj();

@@ -193,7 +193,7 @@ static void show_object(struct nl_sock *eth, const struct et_object *obj, const 
 	obj_show(obj, &v);
 }
 
-int show_device(const char *dev, bool verbose)
+int show_device(const char *dev)
 {
 	struct nl_sock eth;
 	struct et_link l;
@@ -236,17 +236,12 @@ const struct cli_cmd cli_show = {
 	.dev_arg = true,
 };
 
-static int no_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
-{
-	return 0;
-}
-
 int cmd_show(int argc, char **argv)
 {
 	const char *dev;
 	int ret;
 
-	if (cli_args(&cli_show, &argc, argv, no_opt, NULL, &ret))
+	if (cli_args(&cli_show, &argc, argv, NULL, NULL, &ret))
 		return ret;
 	if (argc > 2) {
 		et_err("show: unexpected argument '%s' (one device at a time)", argv[2]);
@@ -264,7 +259,7 @@ int cmd_show(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	new_json_obj(et_opts.json);
-	ret = show_device(dev, et_opts.verbose);
+	ret = show_device(dev);
 	delete_json_obj();
 	if (ret == -ENODEV) {
 		report_missing_dev(dev);

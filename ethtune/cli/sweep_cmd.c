@@ -155,9 +155,16 @@ int cmd_sweep(int argc, char **argv)
 		ret = s ? sweep_tsq(op, s, err, sizeof(err)) : -ENOMEM;
 		if (!ret) {
 			sweep_tsq_print(s);
-			if (op->svg &&
-			    svg_write(op->svg, "single-flow throughput vs TSQ limit", s, NULL))
-				et_warn("cannot write %s", op->svg);
+			if (op->svg) {
+				struct svg_series *p = malloc(sizeof(*p));
+
+				if (p)
+					sweep_tsq_plot(s, p);
+				if (!p || svg_write(op->svg, "single-flow throughput vs TSQ limit", p,
+						    NULL))
+					et_warn("cannot write %s", op->svg);
+				free(p);
+			}
 		}
 		free(s);
 	} else if (!strcmp(what, "mtu")) {

@@ -54,7 +54,7 @@ struct txlat_run {
 
 static volatile sig_atomic_t txlat_interrupted;
 
-static void on_signal(int sig)
+static void on_signal(int sig __attribute__((unused)))
 {
 	txlat_interrupted = 1;
 }

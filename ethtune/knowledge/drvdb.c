@@ -1,4 +1,6 @@
 /* Per-driver TX-completion knowledge compiled in; each fact names its source (file or commit). */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/ethtool_netlink.h>
@@ -366,6 +368,76 @@ const struct drv_param *drvdb_param(const struct drv_info *d, const char *key)
 	return NULL;
 }
 
+int drvdb_default_u32(const char *driver, const char *key, unsigned int *v)
+{
+	const struct drv_param *p = drvdb_param(drvdb_lookup(driver), key);
+	char *end;
+
+	if (!p || !p->dflt || *p->dflt < '0' || *p->dflt > '9')
+		return -ENOENT;
+	*v = (unsigned int)strtoul(p->dflt, &end, 10);
+	return 0;
+}
+
+/* A markdown table cell: "-" for unknown, '|' escaped. */
+static void md_cell(FILE *f, const char *s, bool code)
+{
+	fputs(code ? " `" : " ", f);
+	for (s = s ? s : "-"; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputs(code ? "` |" : " |", f);
+}
+
+void drvdb_readme(const struct drv_info *d, FILE *f)
+{
+	const char *const *a;
+	unsigned int i;
+
+	fprintf(f, "%s\n", DRVDB_README_BEGIN);
+	if (d->aliases) {
+		fputs("`ethtool -i` names:", f);
+		for (a = d->aliases; *a; a++)
+			fprintf(f, " `%s`", *a);
+		fputs("\n\n", f);
+	}
+	fprintf(f, "%s.\n\n", d->summary);
+	fprintf(f, "- Completion: %s\n", drvdb_completion_name(d->completion));
+	fprintf(f, "- BQL: %s\n", d->bql ? "yes" : "no");
+	fprintf(f, "- Adaptive TX moderation: %s\n", d->adaptive ? d->adaptive : "none");
+	if (d->profile)
+		fprintf(f,
+			"- Shipped profile: `profiles/%s.profile` (documented defaults, "
+			"unmeasured)\n",
+			d->profile);
+	if (d->n_params) {
+		fprintf(f, "\n## Parameters that govern TX completion\n\n");
+		fprintf(f, "| key | role | unit | granularity / range | default | source |\n");
+		fprintf(f, "|---|---|---|---|---|---|\n");
+	}
+	for (i = 0; i < d->n_params; i++) {
+		const struct drv_param *p = &d->params[i];
+
+		fputc('|', f);
+		md_cell(f, p->key, true);
+		md_cell(f, p->role, false);
+		md_cell(f, p->unit, false);
+		md_cell(f, p->gran, false);
+		md_cell(f, p->dflt, false);
+		md_cell(f, p->source, false);
+		fputc('\n', f);
+	}
+	if (d->n_paths)
+		fprintf(f, "\n## Known pathologies\n\n");
+	for (i = 0; i < d->n_paths; i++)
+		fprintf(f, "- %s.\n  Remedy: %s. Source: %s.\n", d->paths[i].what,
+			d->paths[i].remedy, d->paths[i].source);
+	fprintf(f, "\nThe same facts are shown by `ethtune show` (`drvdb_lookup(\"%s\")`).\n%s\n",
+		d->driver, DRVDB_README_END);
+}
+
 /* Optional text: nothing in text or JSON when the fact is unknown. */
 static void show_opt_str(const char *key, const char *fmt, const char *v)
 {
@@ -419,6 +491,29 @@ void drvdb_show(const char *driver)
 	close_json_array(PRINT_JSON, NULL);
 	show_opt_str("profile", "  profile: %s\n", d->profile);
 	close_json_object();
+}
+
+/* Software link kinds (and the drivers of the same name) with who frees their skbs. */
+static const struct {
+	const char *kind;
+	enum drv_software sw;
+} sw_kinds[] = {
+	{ "veth", DRV_SW_RECEIVER }, { "netkit", DRV_SW_RECEIVER }, { "loopback", DRV_SW_RECEIVER },
+	{ "tun", DRV_SW_READER },    { "tap", DRV_SW_READER },	    { "bridge", DRV_SW_LOWER },
+	{ "macvlan", DRV_SW_LOWER }, { "ipvlan", DRV_SW_LOWER },    { "vxlan", DRV_SW_LOWER },
+	{ "dummy", DRV_SW_LOWER },   { "geneve", DRV_SW_LOWER },
+};
+
+enum drv_software drvdb_software(const char *driver, const char *kind)
+{
+	const struct drv_info *di = drvdb_lookup(driver);
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sw_kinds) / sizeof(sw_kinds[0]); i++)
+		if ((kind && !strcmp(kind, sw_kinds[i].kind)) ||
+		    (driver && !strcmp(driver, sw_kinds[i].kind)))
+			return sw_kinds[i].sw;
+	return di && di->completion == DRV_COMPL_SOFTWARE ? DRV_SW_LOWER : DRV_SW_NONE;
 }
 
 /* The driver knowledge names the knob first (virtio_net reports tx-usecs it cannot set without

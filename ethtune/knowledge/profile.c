@@ -119,37 +119,12 @@ static int for_items(const char *val, int (*fn)(const char *item, void *ctx), vo
 	return 0;
 }
 
-static int check_pci_item(const char *item, void *ctx)
+static int check_pci_item(const char *item, void *ctx __attribute__((unused)))
 {
 	unsigned int v;
 	int d;
 
 	return parse_pci_id(item, &v, &d);
-}
-
-int kver_cmp(const char *a, const char *b)
-{
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		long x = 0, y = 0;
-
-		if (isdigit((unsigned char)*a))
-			x = strtol(a, (char **)&a, 10);
-		if (isdigit((unsigned char)*b))
-			y = strtol(b, (char **)&b, 10);
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (*a == '.')
-			a++;
-		else
-			a = "";
-		if (*b == '.')
-			b++;
-		else
-			b = "";
-	}
-	return 0;
 }
 
 /* Kernel range item: ">=5.4", ">5.4", "<6.16", "<=6.15", "=6.1", "5.4-6.15". ctx: release to
@@ -592,7 +567,8 @@ int profile_add(struct profile *p, int sect, const char *key, const char *val, c
 	return 0;
 }
 
-int profile_format(const struct profile *p, char *buf, size_t len)
+/* The text of p as profile_parse() reads it; -ENOSPC when len is too small. */
+static int profile_format(const struct profile *p, char *buf, size_t len)
 {
 	size_t off = 0;
 	int s;
@@ -603,7 +579,10 @@ int profile_format(const struct profile *p, char *buf, size_t len)
 		int n_ = snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__);              \
 		off += n_ > 0 ? (size_t)n_ : 0;                                                    \
 	} while (0)
-	OUT("# ethtune profile %s (format: profiles/README.md)\n", p->name);
+	if (p->comment[0])
+		OUT("# %s\n", p->comment);
+	else
+		OUT("# ethtune profile %s (format: profiles/README.md)\n", p->name);
 	for (s = 0; s < PS_COUNT; s++) {
 		bool named = s == PS_PROFILE && !profile_get(p, PS_PROFILE, "name") && p->name[0];
 
@@ -1220,6 +1199,26 @@ static void norm_ws(char *s)
 	*w = '\0';
 }
 
+/* One row of profile verify: what the profile wants and what the device has (NULL: it cannot
+ * say); the status, "ok", "drift" or "unsupported". */
+static const char *verify_row(const char *object, const char *key, const char *want,
+			      const char *have, bool same)
+{
+	const char *st = !have ? "unsupported" : same ? "ok" : "drift";
+
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "object", "  %-9s", object);
+	print_string(PRINT_ANY, "key", " %-22s", key);
+	print_string(PRINT_ANY, "want", " want %-8s", want);
+	if (have)
+		print_string(PRINT_ANY, "have", " have %-8s", have);
+	else
+		print_na("have", " have %-8s");
+	print_string(PRINT_ANY, "status", " %s\n", st);
+	close_json_object();
+	return st;
+}
+
 int profile_verify(const char *dev, const char *name, bool force, unsigned int *ndrift)
 {
 	static const int sects[] = { PS_COALESCE, PS_RING, PS_CHANNELS };
@@ -1261,53 +1260,36 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 			char have[64];
 			uint64_t want = 0;
 			const char *st;
+			bool known;
 
 			if (kv->sect != sects[i])
 				continue;
 			prm = obj_param(obj, kv->key);
 			obj_parse_val(prm, kv->val, &want);
-			open_json_object(NULL);
-			print_string(PRINT_ANY, "object", "  %-9s", obj->name);
-			print_string(PRINT_ANY, "key", " %-22s", kv->key);
-			print_string(PRINT_ANY, "want", " want %-8s", kv->val);
-			if (have_obj && vals_has(&cur, prm->attr)) {
+			known = have_obj && vals_has(&cur, prm->attr);
+			if (known)
 				obj_format_val(prm, cur.v[prm->attr], have, sizeof(have));
-				print_string(PRINT_ANY, "have", " have %-8s", have);
-				st = cur.v[prm->attr] == want ? "ok" : "drift";
-			} else {
-				print_na("have", " have %-8s");
-				st = "unsupported";
-			}
-			print_string(PRINT_ANY, "status", " %s\n", st);
-			close_json_object();
+			st = verify_row(obj->name, kv->key, kv->val, known ? have : NULL,
+					known && cur.v[prm->attr] == want);
 			drift += strcmp(st, "ok") != 0;
 			checked++;
 		}
 	}
 	for (i = 0; i < p->n; i++) {
-		char have[256];
+		char have[256], want[sizeof(p->kv[i].val)];
 		const char *st;
 
 		if (p->kv[i].sect != PS_SYSCTL)
 			continue;
-		open_json_object(NULL);
-		print_string(PRINT_ANY, "object", "  %-9s", "sysctl");
-		print_string(PRINT_ANY, "key", " %-22s", p->kv[i].key);
-		print_string(PRINT_ANY, "want", " want %-8s", p->kv[i].val);
 		if (!sysctl_get(p->kv[i].key, have, sizeof(have))) {
-			char want[sizeof(p->kv[i].val)];
-
 			snprintf(want, sizeof(want), "%s", p->kv[i].val);
 			norm_ws(have);
 			norm_ws(want);
-			print_string(PRINT_ANY, "have", " have %-8s", have);
-			st = strcmp(have, want) ? "drift" : "ok";
+			st = verify_row("sysctl", p->kv[i].key, p->kv[i].val, have,
+					!strcmp(have, want));
 		} else {
-			print_na("have", " have %-8s");
-			st = "unsupported";
+			st = verify_row("sysctl", p->kv[i].key, p->kv[i].val, NULL, false);
 		}
-		print_string(PRINT_ANY, "status", " %s\n", st);
-		close_json_object();
 		drift += strcmp(st, "ok") != 0;
 		checked++;
 	}

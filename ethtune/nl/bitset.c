@@ -5,8 +5,6 @@
 
 #include "nl/devobj.h"
 
-enum { BS_ACTIVE, BS_CHANGEABLE, BS_WANTED };
-
 static int find_or_add(struct et_bitset *fs, const char *name)
 {
 	unsigned int i;
@@ -44,7 +42,7 @@ static int bit_attr_cb(const struct nlattr *a, void *data)
 
 struct bits_ctx {
 	struct et_bitset *fs;
-	int which;
+	enum et_bitset_part which;
 	bool nomask;
 };
 
@@ -95,7 +93,8 @@ static int bitset_bits_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-int features_parse_bitset(const struct nlattr *attr, struct et_bitset *fs, int which)
+int features_parse_bitset(const struct nlattr *attr, struct et_bitset *fs,
+			  enum et_bitset_part which)
 {
 	struct bits_ctx c = { .fs = fs, .which = which };
 

@@ -79,12 +79,8 @@ static int linkstate_cb(const struct nlmsghdr *nlh, void *data)
 static int simple_get(struct nl_sock *ns, uint8_t cmd, uint16_t hdr_attr, const char *dev,
 		      mnl_cb_t cb, void *data)
 {
-	struct nlmsghdr *nlh = nl_msg_start(ns, cmd, 0);
-	struct nlattr *hdr = mnl_attr_nest_start(nlh, hdr_attr);
+	struct nlmsghdr *nlh = ethnl_request(ns, cmd, hdr_attr, dev, ETHTOOL_FLAG_COMPACT_BITSETS);
 
-	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
-	mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_FLAGS, ETHTOOL_FLAG_COMPACT_BITSETS);
-	mnl_attr_nest_end(nlh, hdr);
 	return nl_talk(ns, nlh, cb, data);
 }
 

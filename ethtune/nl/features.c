@@ -9,11 +9,6 @@
 #include "util/ethtune.h"
 #include "out/json_print.h"
 
-void bitset_put_named(struct nlmsghdr *nlh, uint16_t type, const char *const *names,
-		      const bool *vals, unsigned int n);
-
-enum { BS_ACTIVE, BS_CHANGEABLE, BS_WANTED };
-
 /* ethtool -K short names and the kernel features they stand for (TX-relevant ones first). */
 struct feature_alias {
 	const char *name, *longname;
@@ -72,25 +67,19 @@ static int features_reply_cb(const struct nlmsghdr *nlh, void *data)
 
 int features_get(struct nl_sock *ns, const char *dev, struct et_bitset *fs)
 {
-	struct nlmsghdr *nlh = nl_msg_start(ns, ETHTOOL_MSG_FEATURES_GET, 0);
-	struct nlattr *hdr;
+	struct nlmsghdr *nlh =
+		ethnl_request(ns, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_A_FEATURES_HEADER, dev, 0);
 
 	memset(fs, 0, sizeof(*fs));
-	hdr = mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_HEADER);
-	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
-	mnl_attr_nest_end(nlh, hdr);
 	return nl_talk(ns, nlh, features_reply_cb, fs);
 }
 
 int features_set(struct nl_sock *ns, const char *dev, const char *const *names, const bool *vals,
 		 unsigned int n)
 {
-	struct nlmsghdr *nlh = nl_msg_start(ns, ETHTOOL_MSG_FEATURES_SET, 0);
-	struct nlattr *hdr;
+	struct nlmsghdr *nlh =
+		ethnl_request(ns, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_A_FEATURES_HEADER, dev, 0);
 
-	hdr = mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_HEADER);
-	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
-	mnl_attr_nest_end(nlh, hdr);
 	bitset_put_named(nlh, ETHTOOL_A_FEATURES_WANTED, names, vals, n);
 	return nl_talk(ns, nlh, NULL, NULL);
 }

@@ -101,14 +101,17 @@ static int obj_get_cb(const struct nlmsghdr *nlh, void *data)
 	return g->obj->reply_cb(nlh, g->v) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
 }
 
-static void put_header(struct nlmsghdr *nlh, uint16_t hdr_attr, const char *dev, uint32_t flags)
+struct nlmsghdr *ethnl_request(struct nl_sock *ns, uint8_t cmd, uint16_t hdr_attr, const char *dev,
+			       uint32_t flags)
 {
+	struct nlmsghdr *nlh = nl_msg_start(ns, cmd, 0);
 	struct nlattr *nest = mnl_attr_nest_start(nlh, hdr_attr);
 
 	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
 	if (flags)
 		mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_FLAGS, flags);
 	mnl_attr_nest_end(nlh, nest);
+	return nlh;
 }
 
 int obj_get(struct nl_sock *ns, const struct et_object *obj, const char *dev, struct et_vals *v)
@@ -117,8 +120,7 @@ int obj_get(struct nl_sock *ns, const struct et_object *obj, const char *dev, st
 	struct nlmsghdr *nlh;
 
 	memset(v, 0, sizeof(*v));
-	nlh = nl_msg_start(ns, obj->get_cmd, 0);
-	put_header(nlh, obj->hdr_attr, dev, 0);
+	nlh = ethnl_request(ns, obj->get_cmd, obj->hdr_attr, dev, 0);
 	return nl_talk(ns, nlh, obj_get_cb, &g);
 }
 
@@ -257,10 +259,9 @@ int obj_parse_changes(const struct et_object *obj, const struct et_vals *cur, in
 int obj_set(struct nl_sock *ns, const struct et_object *obj, const char *dev,
 	    const struct et_change *ch, unsigned int n)
 {
-	struct nlmsghdr *nlh = nl_msg_start(ns, obj->set_cmd, 0);
+	struct nlmsghdr *nlh = ethnl_request(ns, obj->set_cmd, obj->hdr_attr, dev, 0);
 	unsigned int i;
 
-	put_header(nlh, obj->hdr_attr, dev, 0);
 	for (i = 0; i < n; i++) {
 		if (ch[i].p->type == ET_U32)
 			mnl_attr_put_u32(nlh, ch[i].p->attr, (uint32_t)ch[i].val);

@@ -7,11 +7,6 @@
 #include "nl/devobj.h"
 #include "out/json_print.h"
 
-void bitset_put_named(struct nlmsghdr *nlh, uint16_t type, const char *const *names,
-		      const bool *vals, unsigned int n);
-
-enum { BS_ACTIVE, BS_CHANGEABLE };
-
 static int privflags_attr_cb(const struct nlattr *a, void *data)
 {
 	if (mnl_attr_get_type(a) == ETHTOOL_A_PRIVFLAGS_FLAGS)
@@ -27,15 +22,12 @@ static int privflags_reply_cb(const struct nlmsghdr *nlh, void *data)
 
 int privflags_get(struct nl_sock *ns, const char *dev, struct et_bitset *pf)
 {
-	struct nlmsghdr *nlh = nl_msg_start(ns, ETHTOOL_MSG_PRIVFLAGS_GET, 0);
-	struct nlattr *hdr;
+	struct nlmsghdr *nlh =
+		ethnl_request(ns, ETHTOOL_MSG_PRIVFLAGS_GET, ETHTOOL_A_PRIVFLAGS_HEADER, dev, 0);
 	unsigned int i;
 	int ret;
 
 	memset(pf, 0, sizeof(*pf));
-	hdr = mnl_attr_nest_start(nlh, ETHTOOL_A_PRIVFLAGS_HEADER);
-	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
-	mnl_attr_nest_end(nlh, hdr);
 	ret = nl_talk(ns, nlh, privflags_reply_cb, pf);
 	for (i = 0; i < pf->n; i++)
 		pf->bit[i].changeable = true;
@@ -44,12 +36,9 @@ int privflags_get(struct nl_sock *ns, const char *dev, struct et_bitset *pf)
 
 int privflags_set(struct nl_sock *ns, const char *dev, const char *name, bool val)
 {
-	struct nlmsghdr *nlh = nl_msg_start(ns, ETHTOOL_MSG_PRIVFLAGS_SET, 0);
-	struct nlattr *hdr;
+	struct nlmsghdr *nlh =
+		ethnl_request(ns, ETHTOOL_MSG_PRIVFLAGS_SET, ETHTOOL_A_PRIVFLAGS_HEADER, dev, 0);
 
-	hdr = mnl_attr_nest_start(nlh, ETHTOOL_A_PRIVFLAGS_HEADER);
-	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, dev);
-	mnl_attr_nest_end(nlh, hdr);
 	bitset_put_named(nlh, ETHTOOL_A_PRIVFLAGS_FLAGS, &name, &val, 1);
 	return nl_talk(ns, nlh, NULL, NULL);
 }

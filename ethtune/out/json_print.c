@@ -101,14 +101,6 @@ void close_json_array(enum output_type t, const char *delim)
 	}
 }
 
-void print_json_value(const char *key, json_t *value)
-{
-	if (json_mode)
-		jput(key, value);
-	else
-		json_decref(value);
-}
-
 #define PRINT_BODY(jexpr)                                                                          \
 	do {                                                                                       \
 		if (json_mode) {                                                                   \
@@ -159,7 +151,8 @@ void print_on_off(enum output_type t, const char *key, const char *fmt, bool val
 	}
 }
 
-void print_na(const char *key, const char *fmt)
+/* key: a missing value is absent in JSON, so only the text shows it */
+void print_na(const char *key __attribute__((unused)), const char *fmt)
 {
 	if (!json_mode && fmt)
 		printf(fmt, "n/a");

@@ -1,9 +1,10 @@
-/* SVG plots: throughput against the TSQ limit with the fitted model, and a latency histogram. */
+/* SVG plots of what the analyses fill in (include/out/svg.h): a series with a curve, a histogram.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 
-#include "analysis/sweep.h"
+#include "out/svg.h"
 
 #define W  720
 #define H  420
@@ -17,19 +18,19 @@ static double xpos(double l, double lmin, double lmax, double x0, double w)
 	return x0 + w * (log2(l) - log2(lmin)) / (log2(lmax) - log2(lmin));
 }
 
-static void plot_tsq(FILE *f, const struct tsq_sweep *s, double x0, double y0, double w, double h)
+static void plot_series(FILE *f, const struct svg_series *s, double x0, double y0, double w,
+			double h)
 {
 	double lmin = 1e18, lmax = 0, ymax = 0, l;
 	unsigned int i;
 	int k;
 
 	for (i = 0; i < s->n; i++) {
-		lmin = fmin(lmin, (double)s->p[i].limit);
-		lmax = fmax(lmax, (double)s->p[i].limit);
-		ymax = fmax(ymax, s->p[i].mbps);
+		lmin = fmin(lmin, s->p[i].x);
+		lmax = fmax(lmax, s->p[i].x);
+		ymax = fmax(ymax, s->p[i].y);
 	}
-	if (s->fit_ok)
-		ymax = fmax(ymax, s->fit.R / 1e6);
+	ymax = fmax(ymax, s->y_top);
 	if (!s->n || lmax <= lmin || ymax <= 0)
 		return;
 	ymax *= 1.1;
@@ -54,43 +55,39 @@ static void plot_tsq(FILE *f, const struct tsq_sweep *s, double x0, double y0, d
 		else
 			fprintf(f, "%.0fK</text>\n", l / 1024);
 	}
-	fprintf(f,
-		"<text x='%.0f' y='%.0f' font-size='12' text-anchor='middle'>"
-		"tcp_limit_output_bytes</text>\n",
-		x0 + w / 2, y0 + h + 34);
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='12' text-anchor='middle'>%s</text>\n",
+		x0 + w / 2, y0 + h + 34, s->x_label);
 	fprintf(f,
 		"<text x='%.0f' y='%.0f' font-size='12' transform='rotate(-90 %.0f %.0f)' "
-		"text-anchor='middle'>Mbit/s (one flow)</text>\n",
-		x0 - 50, y0 + h / 2, x0 - 50, y0 + h / 2);
-	/* the measured points, joined (sorted by limit) */
+		"text-anchor='middle'>%s</text>\n",
+		x0 - 50, y0 + h / 2, x0 - 50, y0 + h / 2, s->y_label);
+	/* the measured points, joined */
 	fprintf(f, "<polyline fill='none' stroke='#36c' stroke-width='1' points='");
 	for (i = 0; i < s->n; i++)
-		fprintf(f, "%.1f,%.1f ", xpos((double)s->p[i].limit, lmin, lmax, x0, w),
-			y0 + h - h * s->p[i].mbps / ymax);
+		fprintf(f, "%.1f,%.1f ", xpos(s->p[i].x, lmin, lmax, x0, w),
+			y0 + h - h * s->p[i].y / ymax);
 	fprintf(f, "'/>\n");
-	if (!s->fit_ok)
-		fprintf(f,
-			"<text x='%.0f' y='%.0f' font-size='12' fill='#c33'>no model: %s</text>\n",
-			x0 + 10, y0 + 16, s->fit_reason);
-	if (s->fit_ok) {
+	if (s->ncurve) {
 		fprintf(f, "<polyline fill='none' stroke='#c33' stroke-width='2' points='");
-		for (k = 0; k <= 200; k++) {
-			double ll = lmin * pow(lmax / lmin, k / 200.0);
-			double y = model_sw(ll, s->rho, s->fit.R, s->fit.D) / 1e6;
-
-			fprintf(f, "%.1f,%.1f ", xpos(ll, lmin, lmax, x0, w),
-				y0 + h - h * y / ymax);
-		}
+		for (i = 0; i < s->ncurve; i++)
+			fprintf(f, "%.1f,%.1f ", xpos(s->cx[i], lmin, lmax, x0, w),
+				y0 + h - h * s->cy[i] / ymax);
 		fprintf(f, "'/>\n");
-		fprintf(f,
-			"<text x='%.0f' y='%.0f' font-size='12' fill='#c33'>model: R %.0f Mbit/s, "
-			"D %.0f us, knee %.0f KiB</text>\n",
-			x0 + 10, y0 + 16, s->fit.R / 1e6, s->fit.D * 1e6, s->fit.knee / 1024);
 	}
-	for (i = 0; i < s->n; i++)
-		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='4' fill='#236'/>\n",
-			xpos((double)s->p[i].limit, lmin, lmax, x0, w),
-			y0 + h - h * s->p[i].mbps / ymax);
+	if (s->label[0])
+		fprintf(f, "<text x='%.0f' y='%.0f' font-size='12' fill='#c33'>%s</text>\n",
+			x0 + 10, y0 + 16, s->label);
+	for (i = 0; i < s->n; i++) {
+		double x = xpos(s->p[i].x, lmin, lmax, x0, w);
+
+		if (isfinite(s->p[i].lo) && isfinite(s->p[i].hi))
+			fprintf(f,
+				"<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#236'/>\n",
+				x, x, y0 + h - h * fmax(0, s->p[i].lo) / ymax,
+				y0 + h - h * fmin(ymax, s->p[i].hi) / ymax);
+		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='4' fill='#236'/>\n", x,
+			y0 + h - h * s->p[i].y / ymax);
+	}
 }
 
 static void plot_hist(FILE *f, const struct svg_hist *hs, double x0, double y0, double w, double h)
@@ -105,8 +102,7 @@ static void plot_hist(FILE *f, const struct svg_hist *hs, double x0, double y0, 
 	if (!hs->n || !max)
 		return;
 	bw = w / hs->n;
-	fprintf(f, "<text x='%.0f' y='%.0f' font-size='12'>xmit-to-free latency (txlat)</text>\n",
-		x0, y0 - 6);
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='12'>%s</text>\n", x0, y0 - 6, hs->title);
 	for (i = 0; i < hs->n; i++) {
 		double bh = h * (double)hs->count[i] / (double)max;
 
@@ -114,13 +110,13 @@ static void plot_hist(FILE *f, const struct svg_hist *hs, double x0, double y0, 
 			x0 + i * bw + 1, y0 + h - bh, bw - 2, bh);
 		fprintf(f,
 			"<text x='%.1f' y='%.0f' font-size='10' text-anchor='middle'>%.0f</text>\n",
-			x0 + i * bw + bw / 2, y0 + h + 12, hs->lo_us[i]);
+			x0 + i * bw + bw / 2, y0 + h + 12, hs->lo[i]);
 	}
-	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle'>us</text>\n",
-		x0 + w / 2, y0 + h + 26);
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle'>%s</text>\n",
+		x0 + w / 2, y0 + h + 26, hs->x_label);
 }
 
-int svg_write(const char *path, const char *title, const struct tsq_sweep *s,
+int svg_write(const char *path, const char *title, const struct svg_series *s,
 	      const struct svg_hist *h)
 {
 	int height = H + (h && h->n ? 220 : 0);
@@ -134,7 +130,7 @@ int svg_write(const char *path, const char *title, const struct tsq_sweep *s,
 		W, height);
 	fprintf(f, "<text x='%d' y='24' font-size='15'>%s</text>\n", ML, title);
 	if (s && s->n)
-		plot_tsq(f, s, ML, MT, W - ML - MR, H - MT - MB);
+		plot_series(f, s, ML, MT, W - ML - MR, H - MT - MB);
 	if (h && h->n)
 		plot_hist(f, h, ML, H + 30, W - ML - MR, 150);
 	fprintf(f, "</svg>\n");

@@ -26,9 +26,6 @@
 #include "out/json_print.h"
 #include "probe/probe_int.h"
 
-/* show_device() comes with the device objects; until it is linked, the snapshot is skipped. */
-#pragma weak show_device
-
 static const char *const test_names[] = { "stream", "maerts", "rr", "crr" };
 
 const char *probe_test_name(enum probe_test t)
@@ -244,7 +241,7 @@ static double iter_value(const struct probe_cfg *cfg, const struct eng *e,
 
 /* One iteration on an open control connection. */
 static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
-		    struct client_ctx *cc, struct probe_hist *hist, double *flow, double *value)
+		    struct client_ctx *cc, struct stats_hist *hist, double *flow, double *value)
 {
 	const struct probe_cfg *cfg = cc->cfg;
 	struct probe_result *res = cc->res;
@@ -397,7 +394,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	struct eng_sockopts cso = { 0 };
 	struct client_ctx cc = { .cfg = cfg, .res = res };
 	struct sockaddr_storage peer;
-	struct probe_hist *hist;
+	struct stats_hist *hist;
 	socklen_t pl;
 	char host[256], ps[8], e2[256] = "", dev[IFNAMSIZ];
 	double flow[PROBE_MAX_FLOWS], flow_sum[PROBE_MAX_FLOWS] = { 0 };
@@ -498,7 +495,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 				break;
 			continue;
 		}
-		res->ci_half = probe_ci_half(res->iter_value, n, cfg->conf_level, &mean);
+		res->ci_half = stats_ci_half(res->iter_value, n, cfg->conf_level, &mean);
 		res->ci_width_pct = mean > 0 ? 200 * res->ci_half / mean : INFINITY;
 		if (n >= cfg->iter_min && n >= 2 && res->ci_width_pct <= cfg->conf_width) {
 			res->stop = PROBE_STOP_CONFIDENT;
@@ -508,7 +505,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 			res->stop = PROBE_STOP_MAX_ITER;
 	}
 	res->n_iter = n;
-	probe_ci_half(res->iter_value, n, 95, &res->value);
+	stats_ci_half(res->iter_value, n, 95, &res->value);
 	for (i = 0; i < cfg->flows; i++) {
 		if (cfg->test == PROBE_STREAM || cfg->test == PROBE_MAERTS)
 			res->flow_mbps[i] = flow_sum[i] / n;
@@ -522,13 +519,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	if (hist->n) {
 		res->have_lat = true;
 		res->lat_samples = hist->n;
-		res->lat_min = hist->min / 1e3;
-		res->lat_max = hist->max / 1e3;
-		res->lat_mean = (double)hist->sum / hist->n / 1e3;
-		res->lat_p50 = hist_quantile(hist, 0.50) / 1e3;
-		res->lat_p90 = hist_quantile(hist, 0.90) / 1e3;
-		res->lat_p99 = hist_quantile(hist, 0.99) / 1e3;
-		res->lat_p999 = hist_quantile(hist, 0.999) / 1e3;
+		hist_lat_us(hist, &res->lat);
 	}
 	proto_send(ctl, proto_msg(PM_BYE));
 	r = 0;
@@ -537,4 +528,21 @@ out:
 	dev_snap_free(&cc.a);
 	close(ctl);
 	return r;
+}
+
+void probe_print_lat(const struct stats_lat *l, bool columns)
+{
+	if (!columns) {
+		print_float(PRINT_ANY, "min-us", "latency us: min %.1f", l->min);
+		print_float(PRINT_ANY, "mean-us", " mean %.1f", l->mean);
+	}
+	print_float(PRINT_ANY, "p50-us", columns ? " %8.1f" : " p50 %.1f", l->p50);
+	print_float(PRINT_ANY, "p90-us", columns ? " %8.1f" : " p90 %.1f", l->p90);
+	print_float(PRINT_ANY, "p99-us", columns ? " %8.1f" : " p99 %.1f", l->p99);
+	print_float(PRINT_ANY, "p99.9-us", columns ? " %8.1f" : " p99.9 %.1f", l->p999);
+	print_float(PRINT_ANY, "max-us", columns ? " %9.1f\n" : " max %.1f", l->max);
+	if (columns) {
+		print_float(PRINT_JSON, "min-us", NULL, l->min);
+		print_float(PRINT_JSON, "mean-us", NULL, l->mean);
+	}
 }

@@ -17,19 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/ethtune.h"
 #include "probe/probe_int.h"
 #include "util/ethtune.h"
 
 #define LOAD(x)	    __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 int eng_sockopts(int fd, const struct eng_sockopts *so, char *err, size_t errlen)
 {
@@ -169,7 +162,7 @@ static void *w_rr_client(struct eng_flow *f, char *buf)
 {
 	struct eng *e = f->e;
 	size_t len = e->msg_size;
-	uint64_t t1 = now_ns(), t2;
+	uint64_t t1 = et_now_ns(), t2;
 	int r;
 
 	/* one clock read per transaction: its end is the next one's start */
@@ -184,7 +177,7 @@ static void *w_rr_client(struct eng_flow *f, char *buf)
 			fail(f, "recv", r ? -r : ECONNRESET);
 			break;
 		}
-		t2 = now_ns();
+		t2 = et_now_ns();
 		if (LOAD(e->measuring))
 			hist_add(f->hist, t2 - t1);
 		t1 = t2;
@@ -225,7 +218,7 @@ static void *w_crr_client(struct eng_flow *f, char *buf)
 	int fd, r;
 
 	while (!LOAD(e->stop)) {
-		uint64_t t1 = now_ns(), t2;
+		uint64_t t1 = et_now_ns(), t2;
 
 		fd = socket(e->peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
@@ -248,7 +241,7 @@ static void *w_crr_client(struct eng_flow *f, char *buf)
 			fail(f, "transaction", r ? -r : ECONNRESET);
 			break;
 		}
-		t2 = now_ns();
+		t2 = et_now_ns();
 		if (LOAD(e->measuring))
 			hist_add(f->hist, t2 - t1);
 		STORE(f->trans, f->trans + 1);
@@ -345,7 +338,7 @@ int eng_init(struct eng *e)
 		e->fl[i].idx = i;
 		e->fl[i].e = e;
 		if (e->client && (e->test == PROBE_RR || e->test == PROBE_CRR)) {
-			e->fl[i].hist = calloc(1, sizeof(struct probe_hist));
+			e->fl[i].hist = calloc(1, sizeof(struct stats_hist));
 			if (!e->fl[i].hist)
 				return -ENOMEM;
 		}
@@ -479,7 +472,7 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 	bool sample = eng_is_sender(e) && LOAD(e->measuring);
 
 	for (;;) {
-		uint64_t now = now_ns(), sum;
+		uint64_t now = et_now_ns(), sum;
 		struct pollfd p = { .fd = ctl_fd, .events = POLLIN };
 		int ms, r;
 
@@ -518,7 +511,7 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 		}
 		if (e->progress) {
 			static uint64_t last;
-			uint64_t n = now_ns();
+			uint64_t n = et_now_ns();
 
 			if (n - last >= 1000000000ULL) {
 				bool tr = e->test == PROBE_RR || e->test == PROBE_CRR;
@@ -535,7 +528,7 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 
 int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 {
-	uint64_t t0 = now_ns(), ta, tb;
+	uint64_t t0 = et_now_ns(), ta, tb;
 	uint64_t wa = t0 + (uint64_t)(e->warmup_s * 1e9);
 	uint64_t wb = wa + (uint64_t)(e->duration_s * 1e9);
 	double total = e->warmup_s + e->duration_s;
@@ -553,7 +546,7 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 	if (e->mark)
 		e->mark(e->mark_arg, 0);
 	cpu_snap(&ca);
-	ta = now_ns();
+	ta = et_now_ns();
 	for (i = 0; i < e->flows; i++) {
 		struct eng_flow *f = &e->fl[i];
 
@@ -573,7 +566,7 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 	r = early ? 1 : wait_until(e, wb, ctl_fd, t0, total, err, errlen);
 	if (r < 0)
 		return r;
-	tb = now_ns();
+	tb = et_now_ns();
 	for (i = 0; i < e->flows; i++) {
 		e->fl[i].bytes_b = LOAD(e->fl[i].bytes);
 		e->fl[i].trans_b = LOAD(e->fl[i].trans);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/ethtune.h"
 #include "probe/probe.h"
 
 enum fkind { F_INT, F_REAL, F_BOOL, F_STR, F_INTARR, F_INTOBJ };
@@ -242,14 +243,6 @@ bad:
 	return -EPROTO;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* Read exactly len bytes before deadline. 0, -ETIMEDOUT, -ECONNRESET or -errno. */
 static int read_full(int fd, void *buf, size_t len, int64_t deadline)
 {
@@ -257,7 +250,7 @@ static int read_full(int fd, void *buf, size_t len, int64_t deadline)
 
 	while (got < len) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - et_now_ms();
 		ssize_t n;
 		int r;
 
@@ -326,7 +319,7 @@ int proto_send(int fd, json_t *msg)
 
 int proto_recv(int fd, int timeout_ms, enum proto_type want, json_t **out, char *err, size_t errlen)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = et_now_ms() + timeout_ms;
 	uint32_t hdr, len;
 	char *buf;
 	int ret;

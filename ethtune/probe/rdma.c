@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "util/ethtune.h"
+#include "util/stats.h"
 #include "out/json_print.h"
+#include "probe/probe.h"
 #include "probe/rdma.h"
 
 /* ---- GIDs ---- */
@@ -87,19 +89,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Nearest-rank percentile of sorted samples. */
+/* Nearest-rank percentile of sorted samples, in us. */
 static double pct(const uint64_t *s, size_t n, double q)
 {
-	size_t r = (size_t)(q * n + 0.999999);
-
-	if (r < 1)
-		r = 1;
-	if (r > n)
-		r = n;
-	return s[r - 1] / 1000.0;
+	return s[stats_rank(q, n) - 1] / 1000.0;
 }
 
-void rdma_lat_summary(uint64_t *ns, size_t n, struct rdma_lat *out)
+void rdma_lat_summary(uint64_t *ns, size_t n, struct stats_lat *out)
 {
 	double sum = 0;
 
@@ -182,8 +178,8 @@ static unsigned int mtu_bytes(enum ibv_mtu m)
 	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
 }
 
-/* Netdev of a GID entry: from its ifindex, else from sysfs. */
-static void gid_netdev(const struct ibv_gid_entry *e, const char *ibdev, char *buf, size_t len)
+/* Netdev of a GID entry, from its ifindex ("" when it has none). */
+static void gid_netdev(const struct ibv_gid_entry *e, char *buf, size_t len)
 {
 	char name[IF_NAMESIZE];
 
@@ -230,7 +226,7 @@ static void list_port(const struct rdma_ops *ops, struct ibv_context *ctx, const
 	}
 	n = port_gids(ops, ctx, port, pa.gid_tbl_len, gids, MAX_GIDS);
 	for (unsigned int i = 0; i < n && !netdev[0]; i++)
-		gid_netdev(&gids[i], ibdev, netdev, sizeof(netdev));
+		gid_netdev(&gids[i], netdev, sizeof(netdev));
 	if (!netdev[0])
 		rdma_sysfs_port_netdev(ibdev, port, netdev, sizeof(netdev));
 
@@ -248,7 +244,7 @@ static void list_port(const struct rdma_ops *ops, struct ibv_context *ctx, const
 	open_json_array(PRINT_JSON, "gids");
 	for (unsigned int i = 0; i < n; i++) {
 		rdma_gid_str(&gids[i].gid, g, sizeof(g));
-		gid_netdev(&gids[i], ibdev, nd, sizeof(nd));
+		gid_netdev(&gids[i], nd, sizeof(nd));
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "index", "    gid %u", gids[i].gid_index);
 		print_string(PRINT_ANY, "gid", " %s", g);
@@ -449,14 +445,6 @@ struct lb {
 };
 
 #define LB_ERR(lb, ...) snprintf((lb)->err, sizeof((lb)->err), __VA_ARGS__)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static int lb_pick_port(struct lb *lb, const struct rdma_probe_opts *o)
 {
@@ -700,7 +688,7 @@ struct lb_result {
 	uint64_t n;
 	double secs;
 	uint64_t events; /* completion events taken (event mode) */
-	struct rdma_lat lat;
+	struct stats_lat lat;
 };
 
 /* Drain B's receive CQ and give the receives back. */
@@ -771,11 +759,11 @@ static int lb_run(struct lb *lb, const struct rdma_probe_opts *o, uint64_t n, ui
 		LB_ERR(lb, "%s: ibv_req_notify_cq failed: %s", lb->name, strerror(-ret));
 		goto out;
 	}
-	t0 = now_ns();
+	t0 = et_now_ns();
 	while (done < n) {
 		while (posted < n && posted - done < o->depth) {
 			wr.wr_id = posted;
-			t_post[posted % o->depth] = now_ns();
+			t_post[posted % o->depth] = et_now_ns();
 			ret = lb->ops->post_send(lb->a, &wr, &bad);
 			if (ret) {
 				LB_ERR(lb, "%s: post_send failed: %s", lb->name, strerror(-ret));
@@ -791,7 +779,7 @@ static int lb_run(struct lb *lb, const struct rdma_probe_opts *o, uint64_t n, ui
 		}
 		for (;;) {
 			int k = lb->ops->poll_cq(lb->scq, 64, wc);
-			uint64_t t = now_ns();
+			uint64_t t = et_now_ns();
 
 			if (k < 0) {
 				ret = -EIO;
@@ -817,7 +805,7 @@ static int lb_run(struct lb *lb, const struct rdma_probe_opts *o, uint64_t n, ui
 			goto out;
 	}
 	r->n = n;
-	r->secs = (now_ns() - t0) / 1e9;
+	r->secs = (et_now_ns() - t0) / 1e9;
 	if (lat)
 		rdma_lat_summary(lat, n, &r->lat);
 out:
@@ -847,13 +835,7 @@ static void print_result(const struct modset *m, const struct lb_result *r, bool
 		print_float(PRINT_ANY, "completions-per-event", " %7.2f",
 			    r->events ? (double)r->n / r->events : 0);
 	open_json_object("latency");
-	print_float(PRINT_ANY, "p50-us", " %8.1f", r->lat.p50);
-	print_float(PRINT_ANY, "p90-us", " %8.1f", r->lat.p90);
-	print_float(PRINT_ANY, "p99-us", " %8.1f", r->lat.p99);
-	print_float(PRINT_ANY, "p99.9-us", " %8.1f", r->lat.p999);
-	print_float(PRINT_ANY, "max-us", " %9.1f\n", r->lat.max);
-	print_float(PRINT_JSON, "min-us", NULL, r->lat.min);
-	print_float(PRINT_JSON, "mean-us", NULL, r->lat.mean);
+	probe_print_lat(&r->lat, true);
 	close_json_object();
 	close_json_object();
 }

@@ -23,7 +23,7 @@
 
 static volatile sig_atomic_t serve_quit;
 
-static void on_term(int sig)
+static void on_term(int sig __attribute__((unused)))
 {
 	serve_quit = 1;
 }
@@ -58,24 +58,16 @@ static void send_error(int fd, const char *code, const char *msg)
 	proto_send(fd, m);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* Accept the n data connections of a session; each names its flow after the cookie. */
 static int accept_flows(struct eng *e, int ctl, uint32_t cookie, char *err, size_t errlen)
 {
-	int64_t deadline = mono_ms() + 10000;
+	int64_t deadline = et_now_ms() + 10000;
 	unsigned int got = 0;
 
 	while (got < e->flows) {
 		struct pollfd p[2] = { { .fd = e->lfd, .events = POLLIN },
 				       { .fd = ctl, .events = POLLIN } };
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline - et_now_ms();
 		uint32_t c[2];
 		ssize_t n;
 		int fd;

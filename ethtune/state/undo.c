@@ -69,36 +69,39 @@ static int restore_group(const struct journal_entry *v, int n, int first, const 
 	return ret;
 }
 
-/* The group in a child that enters the entry's namespace; the child's exit status carries the
- * result (3: device or namespace gone). */
+struct group_ctx {
+	const struct journal_entry *v;
+	int n, first;
+	const bool *sel;
+};
+
+/* In the child netns_run() made inside the entry's namespace: -ENODEV when the device is gone. */
+static int restore_group_child(void *arg)
+{
+	const struct group_ctx *c = arg;
+	const struct journal_entry *g = &c->v[c->first];
+	char err[512];
+	int ret = restore_group(c->v, c->n, c->first, c->sel, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "ethtune: restore %s %s: %s\n", g->dev, g->object, err);
+	return ret == -ENODEV ? -ENODEV : ret ? -EIO : 0;
+}
+
+/* The group in a child that enters the entry's namespace: 0, -ENODEV (device or namespace
+ * gone) or -EIO. */
 static int restore_group_in(const struct journal_entry *v, int n, int first, const bool *sel)
 {
+	struct group_ctx c = { v, n, first, sel };
 	const struct journal_entry *g = &v[first];
-	char err[512];
-	pid_t pid;
-	int st, ret;
+	int ret = netns_run(g->netns, restore_group_child, &c);
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (netns_switch(g->netns)) {
-			fprintf(stderr, "ethtune: restore %s %s: network namespace '%s' is gone\n",
-				g->dev, g->object, g->netns);
-			_exit(3);
-		}
-		ret = restore_group(v, n, first, sel, err, sizeof(err));
-		if (ret)
-			fprintf(stderr, "ethtune: restore %s %s: %s\n", g->dev, g->object, err);
-		_exit(ret == -ENODEV ? 3 : ret ? 1 : 0);
+	if (ret == -ENONET) {
+		fprintf(stderr, "ethtune: restore %s %s: network namespace '%s' is gone\n", g->dev,
+			g->object, g->netns);
+		return -ENODEV;
 	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0   ? 0
-	       : WIFEXITED(st) && WEXITSTATUS(st) == 3 ? -ENODEV
-						       : -EIO;
+	return ret == -ENODEV || !ret ? ret : -EIO;
 }
 
 /* Restore the selected entries of this namespace in this process; others in a child that

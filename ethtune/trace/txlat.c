@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "nl/devobj.h"
+#include "knowledge/drvdb.h"
 #include "util/ethtune.h"
 #include "trace/txlat.h"
 #include "txlat.h"
@@ -295,13 +296,15 @@ static const char *completion_kind(const char *kind, const char *driver, const c
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/type", dev);
 	if (!read_file_u64(path, &type) && type == 772) /* ARPHRD_LOOPBACK */
+		kind = "loopback";
+	switch (drvdb_software(driver, kind)) {
+	case DRV_SW_RECEIVER:
 		return "receiver";
-	if (!strcmp(kind, "veth") || !strcmp(kind, "netkit") || !strcmp(driver, "veth") ||
-	    !strcmp(driver, "netkit"))
-		return "receiver";
-	if (!strcmp(kind, "tun") || !strcmp(driver, "tun"))
+	case DRV_SW_READER:
 		return "reader";
-	return "driver";
+	default:
+		return "driver";
+	}
 }
 
 /* The programs' run time and runs so far, as the kernel counted them. */

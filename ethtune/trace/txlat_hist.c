@@ -7,6 +7,7 @@
 #include <linux/types.h>
 
 #include "trace/txlat.h"
+#include "util/stats.h"
 #include "txlat.h"
 
 uint64_t txlat_hist_count(const struct txlat_hist *h)
@@ -22,20 +23,16 @@ uint64_t txlat_hist_count(const struct txlat_hist *h)
 /* Value at quantile p (0..1): the middle of the bucket that holds it, in ns; 0 when empty. */
 uint64_t txlat_hist_quantile(const struct txlat_hist *h, double p)
 {
-	uint64_t n = txlat_hist_count(h), rank, cum = 0;
+	uint64_t n = txlat_hist_count(h);
 	unsigned int i;
 
 	if (!n)
 		return 0;
-	rank = (uint64_t)ceil(p * (double)n);
-	if (rank < 1)
-		rank = 1;
-	for (i = 0; i < TXLAT_NBUCKETS; i++) {
-		cum += h->slot[i];
-		if (cum >= rank)
-			return txlat_bucket_lo(i) + txlat_bucket_width(i) / 2;
-	}
-	return txlat_bucket_lo(TXLAT_NBUCKETS - 1);
+	/* __u64 and uint64_t are the same 64-bit unsigned counter */
+	i = stats_bucket_of_rank((const uint64_t *)h->slot, TXLAT_NBUCKETS, stats_rank(p, n));
+	if (i == TXLAT_NBUCKETS)
+		return txlat_bucket_lo(TXLAT_NBUCKETS - 1);
+	return txlat_bucket_lo(i) + txlat_bucket_width(i) / 2;
 }
 
 /* Distribution-free 95% interval of the median from order statistics: the samples of ranks

@@ -18,10 +18,13 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
 
 #include "util/ethtune.h"
+#include "util/stats.h"
 
 struct et_opts et_opts;
 
@@ -394,12 +397,99 @@ bool have_cap_net_admin(void)
 	return data[CAP_NET_ADMIN / 32].effective & (1U << (CAP_NET_ADMIN % 32));
 }
 
-double et_now_s(void)
+uint64_t et_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int64_t et_now_ms(void)
+{
+	return (int64_t)(et_now_ns() / 1000000);
+}
+
+double et_now_s(void)
+{
+	return et_now_ns() / 1e9;
+}
+
+int kver_cmp(const char *a, const char *b)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		long x = 0, y = 0;
+
+		if (isdigit((unsigned char)*a))
+			x = strtol(a, (char **)&a, 10);
+		if (isdigit((unsigned char)*b))
+			y = strtol(b, (char **)&b, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*a == '.')
+			a++;
+		else
+			a = "";
+		if (*b == '.')
+			b++;
+		else
+			b = "";
+	}
+	return 0;
+}
+
+bool kver_valid(const char *release)
+{
+	const char *s = release;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	while (isdigit((unsigned char)*s))
+		s++;
+	return *s == '.' && isdigit((unsigned char)s[1]);
+}
+
+bool kver_at_least(const char *release, int major, int minor)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%d.%d", major, minor);
+	return kver_cmp(release, v) >= 0;
+}
+
+bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+
+	if (uname(&u) || !kver_valid(u.release))
+		return false;
+	return kver_at_least(u.release, major, minor);
+}
+
+int netns_run(const char *name, int (*fn)(void *ctx), void *ctx)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int ret;
+
+		if (netns_switch(name))
+			_exit(ENONET);
+		ret = fn(ctx);
+		_exit(ret < 0 && -ret < 256 ? -ret : ret ? EIO : 0);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	if (!WIFEXITED(st))
+		return -EIO;
+	return -WEXITSTATUS(st);
 }
 
 int cmp_double(const void *a, const void *b)
@@ -432,7 +522,7 @@ int timer_floor_us(unsigned int n, double *floor_us)
 	if (slack > 0)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)slack);
 	qsort(late, n, sizeof(*late), cmp_double);
-	*floor_us = late[n / 2];
+	*floor_us = stats_quantile_sorted(late, n, 0.5);
 	free(late);
 	return 0;
 }

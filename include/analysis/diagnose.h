@@ -11,20 +11,11 @@
 #include "probe/probe.h"
 #include "analysis/sweep.h"
 #include "trace/txlat.h"
+#include "analysis/thresholds.h"
 
-/*
- * A finding is material when it costs one flow at least this share of what the device can
- * carry (its line rate, or two flows where the line rate is unknown), with the whole
- * confidence interval beyond it. It is a statement about impact, not about the size of a
- * delay: a delay is judged by the model at this device's rate and this kernel's TSQ rules.
- */
-#define MATERIAL 0.10
-/* Completions "far later than the setting allows": beyond this many times the setting plus
- * the host's timer floor and the skb's serialization. */
-#define LATE_FACTOR 4.0
-#define MAX_ROUNDS  12
-#define MAX_EV	    6
-#define MAX_ACT	    4
+#define MAX_ROUNDS 12
+#define MAX_EV	   6
+#define MAX_ACT	   4
 
 enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_CPU, F__N };
 

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* net.ipv4.tcp_limit_output_bytes by default since v6.16; 1 MiB from 2018, 256 KiB in v4.2. */
+#define TSQ_DEFAULT_BYTES (4ULL << 20)
+
 /* How the device turns TX completions into an interrupt (see docs/model.md). */
 enum model_timer {
 	MODEL_TIMER_RESTART,   /* timer re-armed by every completion (CQE mode; mlx4 2012 fits) */
@@ -81,7 +84,7 @@ struct model_fit {
 	double D_lo, D_hi; /* bootstrap percentile interval (conf), s */
 	double R_lo, R_hi;
 	double rmse; /* bit/s */
-	double knee; /* L* for 95% of R, bytes */
+	double knee; /* L* for KNEE_SHARE of R (analysis/thresholds.h), bytes */
 	unsigned int n, nboot;
 };
 

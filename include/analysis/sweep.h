@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis/model.h"
+#include "out/svg.h"
 #include "probe/probe.h"
 
 #define SWEEP_MAX_POINTS 48
@@ -73,8 +74,9 @@ struct mtu_point {
 struct mtu_sweep {
 	unsigned int n;
 	struct mtu_point p[16];
-	/* The seed's shape: one flow at an MTU above 9000 below half of one flow at the first
-	 * MTU and below two flows at the same MTU, each with the 95% intervals apart. */
+	/* The seed's shape: one flow at an MTU above MTU_JUMBO below MTU_COLLAPSE_SHARE of one
+	 * flow at the first MTU and below two flows at the same MTU, each with the CI_LEVEL
+	 * intervals apart (analysis/thresholds.h). */
 	bool collapse;
 	uint32_t collapse_mtu;
 	unsigned int collapse_i;
@@ -141,8 +143,6 @@ void sweep_mtu_print(const struct mtu_sweep *s);
 int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test test, uint32_t msg,
 		struct probe_result *res, char *err, size_t errlen);
 
-/* Kernel release >= major.minor? */
-bool kernel_at_least(int major, int minor);
 /* Does this kernel apply tcp_limit_output_bytes to flows with congestion control cc on dev?
  * Picks a CC for the sweep when cc is empty; reason says why. */
 bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason, size_t rlen);
@@ -151,13 +151,7 @@ bool tsq_sysctl_effective(const char *dev, char *cc, size_t cclen, char *reason,
 void sweep_progress(const struct sweep_opts *o, unsigned int i, unsigned int n, const char *what);
 void sweep_progress_done(const struct sweep_opts *o);
 
-/* SVG plot of throughput vs TSQ limit with the fitted model (and an optional histogram). */
-struct svg_hist {
-	unsigned int n;
-	double lo_us[64], hi_us[64];
-	uint64_t count[64];
-};
-int svg_write(const char *path, const char *title, const struct tsq_sweep *s,
-	      const struct svg_hist *h);
+/* The TSQ sweep as a plot: each point's throughput with its interval, the fitted model. */
+void sweep_tsq_plot(const struct tsq_sweep *s, struct svg_series *p);
 
 #endif

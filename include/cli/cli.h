@@ -31,7 +31,8 @@ struct cli_cmd {
 	bool dev_arg;		       /* positional arguments complete network device names */
 };
 
-/* Called for each option in command-line order: 0, or -EINVAL/-ERANGE with one line in err. */
+/* Called for each option in command-line order (NULL: the command has no options of its own):
+ * 0, or -EINVAL/-ERANGE with one line in err. */
 typedef int (*cli_opt_fn)(void *ctx, int id, const char *arg, char *err, size_t errlen);
 
 /*

@@ -3,6 +3,7 @@
 #define ETHTUNE_DRVDB_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* How a driver returns transmitted skbs to the stack. */
 enum drv_completion {
@@ -47,11 +48,32 @@ struct drv_info {
 	const char *readme;  /* drivers/<dir>/README.md */
 };
 
+/* Who frees a transmitted skb on a software device (no TX completion of its own to tune). */
+enum drv_software {
+	DRV_SW_NONE,	 /* a hardware driver's TX completion */
+	DRV_SW_RECEIVER, /* the receiving end consumes it (veth, netkit, loopback) */
+	DRV_SW_READER,	 /* the reader of the device takes it (tun/tap) */
+	DRV_SW_LOWER,	 /* handed on to another device or dropped (bridge, macvlan, dummy...) */
+};
+/* The one software-device test: by the driver's knowledge entry, its name or the rtnetlink
+ * link kind ("loopback" for lo); either may be NULL or "". */
+enum drv_software drvdb_software(const char *driver, const char *kind);
+
 /* Entry for a driver name (or alias) as `ethtool -i` reports it; NULL if unknown. */
 const struct drv_info *drvdb_lookup(const char *driver);
+/* The entries in table order (README generation, tests); drvdb_at() NULL past the end. */
 unsigned int drvdb_count(void);
 const struct drv_info *drvdb_at(unsigned int i);
 const struct drv_param *drvdb_param(const struct drv_info *d, const char *key);
+/* The number a documented default starts with ("16 (16 in CQE mode)": 16). 0, or -ENOENT when
+ * the driver, the key or a numeric default is unknown. */
+int drvdb_default_u32(const char *driver, const char *key, unsigned int *v);
+/* The block of d's README (drivers/<dir>/README.md) that these facts make, markers included:
+ * tools/drvdb-readme.c writes it, tests/unit/drvdb_readme.sh checks it. */
+void drvdb_readme(const struct drv_info *d, FILE *f);
+#define DRVDB_README_BEGIN                                                                         \
+	"<!-- drvdb: generated from ethtune/knowledge/drvdb.c by `make readmes`; edit drvdb.c -->"
+#define DRVDB_README_END "<!-- drvdb: end -->"
 const char *drvdb_completion_name(enum drv_completion c);
 struct et_vals;
 /* The coalescing keyword that governs this driver's TX completion, of those cur reports (the

@@ -28,6 +28,7 @@ struct prof_kv {
 
 struct profile {
 	char name[64];
+	char comment[160]; /* the writer's first line (without "# "); empty: the default */
 	char path[512];
 	unsigned int n;
 	struct prof_kv kv[PROF_MAX_KV];
@@ -61,17 +62,15 @@ unsigned int profile_count(const struct profile *p, int sect);
 
 /* Building a profile (ethtune tune): start empty with a name, add entries (each checked as the
  * parser would; -EINVAL/-EEXIST/-ENOSPC with one line in err), then save. profile_save()
- * writes atomically (temp file + rename) and re-parses what it wrote. */
+ * checks what it would write with the parser, then writes it atomically (temp file, fsync,
+ * rename); -errno with one line in err. */
 void profile_init(struct profile *p, const char *name);
 int profile_add(struct profile *p, int sect, const char *key, const char *val, char *err,
 		size_t errlen);
-int profile_format(const struct profile *p, char *buf, size_t len);
 int profile_save(const struct profile *p, const char *path, char *err, size_t errlen);
 
 /* -1: does not match; otherwise a specificity score (higher is more specific). */
 int profile_match(const struct profile *p, const struct prof_dev *d);
-/* Compare kernel release strings numerically ("6.1.0-13-amd64" vs "6.16"): <0, 0, >0. */
-int kver_cmp(const char *a, const char *b);
 /* Fill d from the device (ethtool drvinfo ioctl, sysfs PCI ids, uname). 0 or -errno. */
 int prof_dev_get(const char *dev, struct prof_dev *d);
 

@@ -68,6 +68,11 @@ extern const struct et_object et_coalesce;
 extern const struct et_object et_rings;
 extern const struct et_object et_channels;
 
+/* Start an ethtool request cmd for dev in ns->buf: the request header nest hdr_attr with the
+ * device name and, when non-zero, ETHTOOL_A_HEADER_FLAGS. */
+struct nlmsghdr *ethnl_request(struct nl_sock *ns, uint8_t cmd, uint16_t hdr_attr, const char *dev,
+			       uint32_t flags);
+
 const struct et_object *obj_by_name(const char *name);
 const struct et_param *obj_param(const struct et_object *obj, const char *key);
 
@@ -106,7 +111,13 @@ struct et_bitset {
 };
 
 int features_get(struct nl_sock *ns, const char *dev, struct et_bitset *fs);
-int features_parse_bitset(const struct nlattr *attr, struct et_bitset *fs, int which);
+/* Which flag of the bits a verbose bitset attribute fills. */
+enum et_bitset_part { BS_ACTIVE, BS_CHANGEABLE, BS_WANTED };
+int features_parse_bitset(const struct nlattr *attr, struct et_bitset *fs,
+			  enum et_bitset_part which);
+/* Put a verbose bitset attribute type setting the named bits to vals. */
+void bitset_put_named(struct nlmsghdr *nlh, uint16_t type, const char *const *names,
+		      const bool *vals, unsigned int n);
 /* Set named features (ethtool -K names or kernel names) to values. */
 int features_set(struct nl_sock *ns, const char *dev, const char *const *names, const bool *vals,
 		 unsigned int n);
@@ -153,6 +164,6 @@ struct et_drvinfo {
 int drvinfo_get(struct nl_sock *ethnl, const char *dev, struct et_drvinfo *d);
 
 /* Everything that governs TX completion on a device, under the current JSON object. */
-int show_device(const char *dev, bool verbose);
+int show_device(const char *dev);
 
 #endif

@@ -37,11 +37,4 @@ int nl_parse_buf(struct nl_sock *ns, const void *buf, size_t len, uint32_t seq, 
 /* "Invalid argument (kernel: <extack>)" style text for err on ns. */
 const char *nl_strerror(const struct nl_sock *ns, int err);
 
-/* Attribute payload of a generic netlink message (after genlmsghdr). */
-static inline const void *nl_genl_payload(const struct nlmsghdr *nlh, size_t *offset)
-{
-	*offset = 4; /* sizeof(struct genlmsghdr) */
-	return mnl_nlmsg_get_payload(nlh);
-}
-
 #endif

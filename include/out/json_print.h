@@ -39,8 +39,4 @@ void print_na(const char *key, const char *fmt);
 void print_nl(void);
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Attach a ready-made jansson value under key in the current JSON container (steals ref). */
-struct json_t;
-void print_json_value(const char *key, struct json_t *value);
-
 #endif

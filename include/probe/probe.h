@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/stats.h"
+
 #define PROBE_PROTO_VERSION    1
 #define PROBE_DEFAULT_PORT     12866
 #define PROBE_MAX_FLOWS	       256
@@ -92,7 +94,7 @@ struct probe_result {
 	double flow_mbps[PROBE_MAX_FLOWS], flow_tps[PROBE_MAX_FLOWS];
 	/* RR latency over all iterations and flows, microseconds. */
 	bool have_lat;
-	double lat_min, lat_mean, lat_p50, lat_p90, lat_p99, lat_p999, lat_max;
+	struct stats_lat lat;
 	uint64_t lat_samples;
 	/* Confidence loop. */
 	enum probe_stop stop;
@@ -160,47 +162,8 @@ int proto_recv(int fd, int timeout_ms, enum proto_type want, struct json_t **out
 	       size_t errlen);
 struct json_t *proto_msg(enum proto_type t);
 
-/* --- Statistics (probe_stats.c) --- */
-/* Student t quantile: P(T <= x) = p with df degrees of freedom. */
-double probe_t_quantile(double p, unsigned int df);
-/* Confidence interval half-width of the mean at level (percent). */
-double probe_ci_half(const double *v, unsigned int n, double level, double *mean);
-/* A mean with its Student-t confidence interval at level (percent); lo/hi infinite for n < 2. */
-struct et_ci {
-	double mean, lo, hi, half;
-	unsigned int n;
-};
-void stats_mean_ci(const double *v, unsigned int n, double level, struct et_ci *c);
-/* Mean of the values that are not NaN; NaN when there are none. */
-double stats_mean_finite(const double *v, unsigned int n);
-/* Welch's unequal-variance t-test: two-sided p-value for "the means of a and b differ"
- * (df by Welch-Satterthwaite, rounded down). 1 when either sample has fewer than 2 values. */
-double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned int nb);
-/* Wilson score interval at 95% for k successes of n. */
-void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi);
-
-/* Log-linear latency histogram in nanoseconds, ~3% resolution. */
-#define HIST_SUB_BITS 5
-#define HIST_BUCKETS  2048
-struct probe_hist {
-	uint64_t n, sum, min, max;
-	uint64_t b[HIST_BUCKETS];
-};
-static inline unsigned int hist_idx(uint64_t v)
-{
-	unsigned int msb, shift;
-
-	if (v < (1u << (HIST_SUB_BITS + 1)))
-		return (unsigned int)v;
-	msb = 63 - __builtin_clzll(v);
-	shift = msb - HIST_SUB_BITS;
-	if (shift > 58)
-		return HIST_BUCKETS - 1;
-	return (shift << HIST_SUB_BITS) + (unsigned int)(v >> shift);
-}
-void hist_add(struct probe_hist *h, uint64_t v);
-void hist_merge(struct probe_hist *dst, const struct probe_hist *src);
-/* Value at quantile q (0..1), nanoseconds (bucket midpoint). */
-double hist_quantile(const struct probe_hist *h, double q);
+/* The keys of a latency summary into the open JSON object, with its text: one line
+ * "latency us: min .. max" (no newline), or columns p50 p90 p99 p99.9 max ending the line. */
+void probe_print_lat(const struct stats_lat *l, bool columns);
 
 #endif

@@ -24,7 +24,7 @@ struct eng_flow {
 		uint32_t total_retrans;
 		uint64_t busy, rwnd, sndbuf;
 	} ti_a;
-	struct probe_hist *hist; /* rr/crr client */
+	struct stats_hist *hist; /* rr/crr client */
 	int err;		 /* -errno from the worker */
 	const char *err_what;	 /* the call that failed */
 } __attribute__((aligned(64)));
@@ -60,7 +60,7 @@ struct eng {
 	struct eng_flow *fl;
 	struct probe_side res;
 	const struct probe_devstats *devstats; /* serve: sent with the result when valid */
-	struct probe_hist hist;		       /* merged at the end (rr/crr client) */
+	struct stats_hist hist;		       /* merged at the end (rr/crr client) */
 	double wmem_sum;		       /* sender: sk_wmem_alloc samples in the window */
 	uint32_t wmem_n;
 };

@@ -9,6 +9,7 @@
 #include <infiniband/verbs.h>
 
 #include "probe/rdma_sysfs.h"
+#include "util/stats.h"
 
 /*
  * Every libibverbs call the tool makes. A NULL member means "not available in this build";
@@ -77,9 +78,6 @@ const char *rdma_gid_type_str(uint32_t type);
 int rdma_pick_gid(const struct ibv_gid_entry *e, unsigned int n);
 
 /* Latency summary of n samples (ns, sorted in place). */
-struct rdma_lat {
-	double p50, p90, p99, p999, min, max, mean; /* microseconds */
-};
-void rdma_lat_summary(uint64_t *ns, size_t n, struct rdma_lat *out);
+void rdma_lat_summary(uint64_t *ns, size_t n, struct stats_lat *out);
 
 #endif

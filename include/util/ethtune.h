@@ -43,6 +43,9 @@ const char *netns_current_name(char *buf, size_t len);
 void et_catch_stop_signals(void);
 int et_stop_signal(void); /* the pending stop signal, 0 if none */
 void et_stop_reraise(void);
+/* Run fn(ctx) in a child process inside namespace name (netns_current() is name there). 0 or fn's
+ * -errno; -ENONET when the child cannot enter the namespace, -EIO when it dies. */
+int netns_run(const char *name, int (*fn)(void *ctx), void *ctx);
 /* Find the named namespace holding device dev (buf gets the name). 0 or -ENOENT. */
 int netns_find_dev(const char *dev, char *buf, size_t len);
 
@@ -70,8 +73,20 @@ bool have_cap_net_admin(void);
 
 /* qsort comparator for doubles, ascending. */
 int cmp_double(const void *a, const void *b);
-/* Seconds on CLOCK_MONOTONIC. */
+/* The monotonic clock (CLOCK_MONOTONIC): the one time base of every measurement. */
+uint64_t et_now_ns(void);
+int64_t et_now_ms(void);
 double et_now_s(void);
+
+/* Kernel releases ("6.1.0-13-amd64", "6.16"): compare the first three numbers, a missing one
+ * counting 0; <0, 0 or >0. */
+int kver_cmp(const char *a, const char *b);
+/* True when release starts "MAJOR.MINOR". */
+bool kver_valid(const char *release);
+/* release >= major.minor. */
+bool kver_at_least(const char *release, int major, int minor);
+/* The running kernel (uname -r) >= major.minor; false when it cannot be read. */
+bool kernel_at_least(int major, int minor);
 /* Median lateness, in us, of this host's timer wake-ups (n sleeps of 20 us, no timer slack): the
  * floor under any completion that waits for a timer or an interrupt here. 0 or -errno. */
 int timer_floor_us(unsigned int n, double *floor_us);

@@ -75,6 +75,20 @@ static void test_facts(void **state)
 	assert_string_equal(drvdb_completion_name(DRV_COMPL_NEXT_XMIT), "next-xmit");
 }
 
+/* One software-device test: by link kind, by driver name, by the knowledge entry. */
+static void test_software(void **state)
+{
+	assert_int_equal(drvdb_software("veth", ""), DRV_SW_RECEIVER);
+	assert_int_equal(drvdb_software("", "netkit"), DRV_SW_RECEIVER);
+	assert_int_equal(drvdb_software(NULL, "loopback"), DRV_SW_RECEIVER);
+	assert_int_equal(drvdb_software("tun", "tun"), DRV_SW_READER);
+	assert_int_equal(drvdb_software("bridge", "bridge"), DRV_SW_LOWER);
+	assert_int_equal(drvdb_software("", "macvlan"), DRV_SW_LOWER);
+	assert_int_equal(drvdb_software("e1000e", ""), DRV_SW_NONE);
+	assert_int_equal(drvdb_software("txsim", NULL), DRV_SW_NONE);
+	assert_int_equal(drvdb_software(NULL, NULL), DRV_SW_NONE);
+}
+
 static void test_show_json(void **state)
 {
 	char buf[65536];
@@ -103,9 +117,8 @@ static void test_show_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lookup),
-		cmocka_unit_test(test_sources),
-		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_lookup),	  cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_facts),	  cmocka_unit_test(test_software),
 		cmocka_unit_test(test_show_json),
 	};
 

@@ -216,10 +216,10 @@ static int feat_attr_cb(const struct nlattr *a, void *data)
 {
 	switch (mnl_attr_get_type(a)) {
 	case ETHTOOL_A_FEATURES_HW:
-		features_parse_bitset(a, data, 1);
+		features_parse_bitset(a, data, BS_CHANGEABLE);
 		break;
 	case ETHTOOL_A_FEATURES_ACTIVE:
-		features_parse_bitset(a, data, 0);
+		features_parse_bitset(a, data, BS_ACTIVE);
 		break;
 	}
 	return MNL_CB_OK;

@@ -10,7 +10,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "util/ethtune.h"
 #include "knowledge/profile.h"
+#include "knowledge/drvdb.h"
 
 static struct profile P;
 static char err[512];
@@ -196,6 +198,26 @@ static void test_match(void **state)
 }
 
 /* The shipped profiles all parse and each names its driver. */
+/* A documented profile's numbers are the driver knowledge's defaults: one source of facts. */
+static void shipped_matches_drvdb(const struct profile *p)
+{
+	const char *drv = profile_get(p, PS_MATCH, "driver");
+	unsigned int i, want;
+	char *end;
+
+	for (i = 0; i < p->n; i++) {
+		const struct prof_kv *kv = &p->kv[i];
+		unsigned long have;
+
+		if (kv->sect != PS_COALESCE || drvdb_default_u32(drv, kv->key, &want))
+			continue;
+		have = strtoul(kv->val, &end, 10);
+		if (*end || have != want)
+			fail_msg("profiles/%s.profile: %s = %s, drvdb says %u", p->name, kv->key,
+				 kv->val, want);
+	}
+}
+
 static void test_shipped(void **state)
 {
 	static const char *const names[] = { "e1000e", "virtio_net", "mlx5_core", "mlx4_en", "ice",
@@ -212,6 +234,7 @@ static void test_shipped(void **state)
 		assert_string_equal(P.name, names[i]);
 		assert_non_null(profile_get(&P, PS_MATCH, "driver"));
 		assert_string_equal(profile_get(&P, PS_PROVENANCE, "kind"), "documented");
+		shipped_matches_drvdb(&P);
 	}
 	assert_int_equal(profile_load("/nonexistent/x.profile", &P, err, sizeof(err)), -ENOENT);
 	assert_int_equal(profile_find("../etc", &P, err, sizeof(err)), -ENOENT);

@@ -182,20 +182,20 @@ static void test_t_quantile(void **state)
 {
 	double mean, v[] = { 10, 12, 11, 13, 9 };
 
-	assert_true(fabs(probe_t_quantile(0.975, 10) - 2.228139) < 1e-4);
-	assert_true(fabs(probe_t_quantile(0.995, 2) - 9.924843) < 1e-4);
-	assert_true(fabs(probe_t_quantile(0.95, 1) - 6.313752) < 1e-4);
-	assert_true(fabs(probe_t_quantile(0.975, 1000) - 1.962339) < 1e-4);
-	assert_true(fabs(probe_t_quantile(0.025, 10) + 2.228139) < 1e-4);
+	assert_true(fabs(stats_t_quantile(0.975, 10) - 2.228139) < 1e-4);
+	assert_true(fabs(stats_t_quantile(0.995, 2) - 9.924843) < 1e-4);
+	assert_true(fabs(stats_t_quantile(0.95, 1) - 6.313752) < 1e-4);
+	assert_true(fabs(stats_t_quantile(0.975, 1000) - 1.962339) < 1e-4);
+	assert_true(fabs(stats_t_quantile(0.025, 10) + 2.228139) < 1e-4);
 	/* mean 11, s = 1.5811, t(0.975,4) = 2.776445 -> half 1.9632 */
-	assert_true(fabs(probe_ci_half(v, 5, 95, &mean) - 1.963243) < 1e-4);
+	assert_true(fabs(stats_ci_half(v, 5, 95, &mean) - 1.963243) < 1e-4);
 	assert_true(fabs(mean - 11) < 1e-9);
-	assert_true(isinf(probe_ci_half(v, 1, 95, &mean)));
+	assert_true(isinf(stats_ci_half(v, 1, 95, &mean)));
 }
 
 static void test_hist(void **state)
 {
-	struct probe_hist *h = calloc(1, sizeof(*h)), *h2 = calloc(1, sizeof(*h2));
+	struct stats_hist *h = calloc(1, sizeof(*h)), *h2 = calloc(1, sizeof(*h2));
 	unsigned int prev = 0;
 	uint64_t v;
 

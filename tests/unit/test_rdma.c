@@ -415,7 +415,7 @@ static void test_pick_gid(void **state)
 static void test_lat_summary(void **state)
 {
 	uint64_t ns[1000];
-	struct rdma_lat l;
+	struct stats_lat l;
 
 	for (int i = 0; i < 1000; i++)
 		ns[i] = (uint64_t)(1000 - i) * 1000; /* 1..1000 us, reversed */

@@ -1,8 +1,23 @@
-/* Statistics for the probe: Student t quantiles, confidence intervals, latency histograms. */
+/* Statistics all layers share: Student t, mean intervals, Welch, Wilson, quantiles, histograms. */
 #include <math.h>
 #include <string.h>
 
-#include "probe/probe.h"
+#include "util/stats.h"
+
+/* One step of Lentz's method: the factor the continued fraction's value changes by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	const double tiny = 1e-300;
+
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
 
 /* Regularized incomplete beta I_x(a,b) by Lentz's continued fraction. */
 static double betacf(double a, double b, double x)
@@ -16,26 +31,10 @@ static double betacf(double a, double b, double x)
 	d = 1 / d;
 	h = d;
 	for (m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, aa, del;
+		double m2 = 2.0 * m, del;
 
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((a + m2 - 1) * (a + m2)), &c, &d);
+		del = lentz_step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < 1e-14)
 			break;
@@ -64,7 +63,7 @@ static double t_cdf(double t, unsigned int df)
 	return t >= 0 ? 1 - tail : tail;
 }
 
-double probe_t_quantile(double p, unsigned int df)
+double stats_t_quantile(double p, unsigned int df)
 {
 	double lo = 0, hi = 1e7;
 	int i;
@@ -72,7 +71,7 @@ double probe_t_quantile(double p, unsigned int df)
 	if (df == 0 || p <= 0 || p >= 1)
 		return NAN;
 	if (p < 0.5)
-		return -probe_t_quantile(1 - p, df);
+		return -stats_t_quantile(1 - p, df);
 	for (i = 0; i < 200 && hi - lo > 1e-12 * (1 + lo); i++) {
 		double mid = (lo + hi) / 2;
 
@@ -84,7 +83,7 @@ double probe_t_quantile(double p, unsigned int df)
 	return (lo + hi) / 2;
 }
 
-double probe_ci_half(const double *v, unsigned int n, double level, double *mean)
+double stats_ci_half(const double *v, unsigned int n, double level, double *mean)
 {
 	double m = 0, ss = 0;
 	unsigned int i;
@@ -98,13 +97,13 @@ double probe_ci_half(const double *v, unsigned int n, double level, double *mean
 		return INFINITY;
 	for (i = 0; i < n; i++)
 		ss += (v[i] - m) * (v[i] - m);
-	return probe_t_quantile(0.5 + level / 200.0, n - 1) * sqrt(ss / (n - 1)) / sqrt(n);
+	return stats_t_quantile(0.5 + level / 200.0, n - 1) * sqrt(ss / (n - 1)) / sqrt(n);
 }
 
 void stats_mean_ci(const double *v, unsigned int n, double level, struct et_ci *c)
 {
 	c->n = n;
-	c->half = probe_ci_half(v, n, level, &c->mean);
+	c->half = stats_ci_half(v, n, level, &c->mean);
 	c->lo = c->mean - c->half;
 	c->hi = c->mean + c->half;
 }
@@ -170,7 +169,37 @@ void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
 	*hi = fmin(1, c + h);
 }
 
-void hist_add(struct probe_hist *h, uint64_t v)
+uint64_t stats_rank(double q, uint64_t n)
+{
+	uint64_t r = (uint64_t)ceil(q * (double)n);
+
+	if (r < 1)
+		r = 1;
+	return r > n ? n : r;
+}
+
+unsigned int stats_bucket_of_rank(const uint64_t *count, unsigned int nb, uint64_t rank)
+{
+	uint64_t cum = 0;
+	unsigned int i;
+
+	for (i = 0; i < nb; i++) {
+		cum += count[i];
+		if (cum >= rank)
+			return i;
+	}
+	return nb;
+}
+
+double stats_quantile_sorted(const double *v, unsigned int n, double q)
+{
+	double pos = q * (n - 1);
+	unsigned int i = (unsigned int)pos;
+
+	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+void hist_add(struct stats_hist *h, uint64_t v)
 {
 	if (!h->n || v < h->min)
 		h->min = v;
@@ -181,7 +210,7 @@ void hist_add(struct probe_hist *h, uint64_t v)
 	h->b[hist_idx(v)]++;
 }
 
-void hist_merge(struct probe_hist *dst, const struct probe_hist *src)
+void hist_merge(struct stats_hist *dst, const struct stats_hist *src)
 {
 	unsigned int i;
 
@@ -212,9 +241,9 @@ static void bucket_range(unsigned int i, double *lo, double *w)
 	*w = (double)(1ULL << shift);
 }
 
-double hist_quantile(const struct probe_hist *h, double q)
+double hist_quantile(const struct stats_hist *h, double q)
 {
-	uint64_t rank, acc = 0;
+	double lo, w, v;
 	unsigned int i;
 
 	if (!h->n)
@@ -223,22 +252,25 @@ double hist_quantile(const struct probe_hist *h, double q)
 		return h->min;
 	if (q >= 1)
 		return h->max;
-	rank = (uint64_t)ceil(q * h->n);
-	if (rank < 1)
-		rank = 1;
-	for (i = 0; i < HIST_BUCKETS; i++) {
-		acc += h->b[i];
-		if (acc >= rank) {
-			double lo, w, v;
+	i = stats_bucket_of_rank(h->b, HIST_BUCKETS, stats_rank(q, h->n));
+	if (i == HIST_BUCKETS)
+		return h->max;
+	bucket_range(i, &lo, &w);
+	v = lo + (w > 1 ? w / 2 : 0);
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
 
-			bucket_range(i, &lo, &w);
-			v = lo + (w > 1 ? w / 2 : 0);
-			if (v < h->min)
-				v = h->min;
-			if (v > h->max)
-				v = h->max;
-			return v;
-		}
-	}
-	return h->max;
+void hist_lat_us(const struct stats_hist *h, struct stats_lat *l)
+{
+	l->min = h->min / 1e3;
+	l->max = h->max / 1e3;
+	l->mean = (double)h->sum / h->n / 1e3;
+	l->p50 = hist_quantile(h, 0.50) / 1e3;
+	l->p90 = hist_quantile(h, 0.90) / 1e3;
+	l->p99 = hist_quantile(h, 0.99) / 1e3;
+	l->p999 = hist_quantile(h, 0.999) / 1e3;
 }
