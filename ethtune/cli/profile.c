@@ -31,8 +31,8 @@ struct profile_args {
 	bool force, dry;
 };
 
-static int profile_opt(void *ctx, int id, const char *arg __attribute__((unused)), char *err __attribute__((unused)),
-		       size_t errlen __attribute__((unused)))
+static int profile_opt(void *ctx, int id, const char *arg __attribute__((unused)),
+		       char *err __attribute__((unused)), size_t errlen __attribute__((unused)))
 {
 	struct profile_args *a = ctx;
 

@@ -152,8 +152,9 @@ const struct cli_cmd cli_restore = {
 	.dev_arg = true,
 };
 
-static int restore_opt(void *ctx, int id __attribute__((unused)), const char *arg __attribute__((unused)),
-		       char *err __attribute__((unused)), size_t errlen __attribute__((unused)))
+static int restore_opt(void *ctx, int id __attribute__((unused)),
+		       const char *arg __attribute__((unused)), char *err __attribute__((unused)),
+		       size_t errlen __attribute__((unused)))
 {
 	*(bool *)ctx = true;
 	return 0;
