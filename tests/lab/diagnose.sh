@@ -20,8 +20,10 @@ REPS=${LAB_DIAG_REPS:-3}
 WIRE_US=${LAB_DIAG_WIRE_US:-2500}
 jq_py() { python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
 
-serve_b() {
-	ip netns exec $LAB_NS_B "$ET" serve --bind 198.18.0.2 >/dev/null 2>&1 &
+SERVES=0
+serve_b() {	# the peer's server; its log is shown when a run fails
+	SERVES=$((SERVES + 1))
+	ip netns exec $LAB_NS_B "$ET" serve --bind 198.18.0.2 >/dev/null 2>"$T/serve.$SERVES.log" &
 	sleep 0.5
 }
 
@@ -32,7 +34,11 @@ run() {
 		--peer-netns $LAB_NS_B --duration 1 --warmup 0.3 --budget 30 \
 		>"$T/$name.json" 2>"$T/$name.err"
 	rc=$?
-	[ $rc -eq 0 ] || { sed 's/^/#   /' "$T/$name.err"; return $rc; }
+	if [ $rc -ne 0 ]; then
+		sed 's/^/#   /' "$T/$name.err"
+		tail -n 3 "$T/serve.$SERVES.log" 2>/dev/null | sed 's/^/#   peer: /'
+		return $rc
+	fi
 	ktap_schema "$name: diagnose --json fits docs/schema/diagnose.json" diagnose "$T/$name.json"
 	ktap_diag "$name: $(jq_py "$T/$name.json" "'%s, D %.0f [%.0f, %.0f] us, one flow %.0f [%.0f, %.0f], two %.0f, %d rounds, measured loss %.0f%%, model %.0f%%' % (j['verdict'], j.get('d-us', -1), j.get('d-lo-us', -1), j.get('d-hi-us', -1), j.get('probe', {}).get('one-flow-mbps', -1), j.get('probe', {}).get('one-flow-lo-mbps', -1), j.get('probe', {}).get('one-flow-hi-mbps', -1), j.get('probe', {}).get('two-flows-mbps', -1), j.get('probe', {}).get('rounds', 0), j.get('measured-loss-pct', -1), j.get('model-loss-pct', -1))" 2>&1), $(($(date +%s) - t0)) s"
 	jq_py "$T/$name.json" "'\\n'.join(j.get('inconclusive-reason', '').split('\\n'))" 2>/dev/null | grep . | sed 's/^/#   inconclusive: /'
@@ -149,6 +155,7 @@ ee_itr() { ip netns exec $LAB_NS_A ethtool -C ee0 rx-usecs "$1"; wait_peer; }
 # Real drivers at their defaults and in a deliberately bad setting.
 if lab_split ee0 ee1; then
 	serve_b
+	wait_peer # qemu's e1000e may still reset its link just after it came up
 	# the default first: after an ITR change qemu's e1000e takes a while to settle
 	for r in $(seq "$REPS"); do
 		run "e1000e-default.$r" ee0 ee1 || ktap_diag "e1000e-default.$r: diagnose failed"
