@@ -15,6 +15,8 @@ ROOT=$(cd "$LAB_SRC/../.." && pwd)
 O=${O:-build}
 case $O in /*) ;; *) O="$ROOT/$O" ;; esac
 LAB=$O/lab
+# Status of a run whose guest kernel hung (soft lockup): the emulated platform failed, not the test.
+LAB_HUNG=126
 KMOD_SRC=$ROOT/drivers/txsim/kmod
 # Guest modules loaded at boot, in this order (dependencies are resolved by modprobe -D).
 GUEST_MODS="crc32_generic virtio_pci 9pnet_virtio 9p e1000e virtio_net veth sch_netem sch_fq ib_uverbs rdma_rxe"
@@ -140,7 +142,7 @@ boot() {
 	local q=(qemu-system-x86_64 -accel "$(lab_accel)" -smp "${LAB_SMP:-2}" -m "$mem"
 		-nographic -no-reboot -kernel "$kdir/root/boot/vmlinuz-$abi"
 		-initrd "$LAB/initrd-$abi.gz"
-		-append "console=ttyS0 quiet panic=-1 lab.mode=$mode lab.root=$ROOT lab.o=$O net.ifnames=0"
+		-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 lab.mode=$mode lab.root=$ROOT lab.o=$O net.ifnames=0"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$rd,mount_tag=labout,security_model=none"
 		-netdev hubport,id=e0,hubid=0 -device e1000e,netdev=e0,mac=52:54:00:1a:00:00,romfile=
@@ -190,6 +192,8 @@ cmd_run() {
 		rc=$(cat "$rd/rc")
 	else
 		[ $rc -eq 124 ] || [ $rc -eq 137 ] || rc=125
+		# the guest kernel itself hung (emulated CPUs locked up): LAB_HUNG, not the test
+		grep -q 'soft lockup' "$rd/console.log" 2>/dev/null && rc=$LAB_HUNG
 		log "guest did not finish (status $rc); console tail:"
 		tail -n 40 "$rd/console.log" | tr -d '\r' >&2
 		[ $rc -eq 137 ] && rc=124
