@@ -876,8 +876,11 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 
 		/* the log2 bins in use, as txlat prints them */
 		for (b = d->tl.free.lo; d->tl_ok && b <= d->tl.free.hi && h.n < SVG_MAX_BINS; b++) {
-			h.lo[h.n] = b ? 1ULL << (b - 1) : 0;
-			h.hi[h.n] = (1ULL << b) - 1;
+			uint64_t lo, hi;
+
+			txlat_log2_bin_us(b, &lo, &hi);
+			h.lo[h.n] = lo;
+			h.hi[h.n] = hi;
 			h.count[h.n++] = d->tl.free.bin[b];
 		}
 		if (p)

@@ -307,10 +307,11 @@ static void print_log2(const struct txlat_lat *l)
 	if (hi >= 0)
 		print_text("  %10s : %-10s\n", "usecs", "count");
 	for (i = lo; i <= hi && hi >= 0; i++) {
-		uint64_t from = i ? 1ULL << (i - 1) : 0, to = (1ULL << i) - 1;
+		uint64_t from, to;
 		char bar[41];
 		int n = top ? (int)(b[i] * 40 / top) : 0;
 
+		txlat_log2_bin_us(i, &from, &to);
 		memset(bar, '*', n);
 		bar[n] = 0;
 		open_json_object(NULL);

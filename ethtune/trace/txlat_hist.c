@@ -63,6 +63,12 @@ void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t 
 	*hi_ns = txlat_bucket_lo(TXLAT_NBUCKETS - 1);
 }
 
+void txlat_log2_bin_us(int b, uint64_t *lo_us, uint64_t *hi_us)
+{
+	*lo_us = b ? 1ULL << (b - 1) : 0;
+	*hi_us = (1ULL << b) - 1;
+}
+
 void txlat_lat_from_hist(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns,
 			 struct txlat_lat *l)
 {

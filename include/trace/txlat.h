@@ -100,6 +100,8 @@ uint64_t txlat_hist_count(const struct txlat_hist *h);
 uint64_t txlat_hist_quantile(const struct txlat_hist *h, double p);
 void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t *hi_ns);
 /* The distribution of h whose largest sample is max_ns and whose samples sum to sum_ns. */
+/* The range of log2 bin b of struct txlat_lat, in us: [2^(b-1), 2^b - 1], bin 0 [0, 0]. */
+void txlat_log2_bin_us(int b, uint64_t *lo_us, uint64_t *hi_us);
 void txlat_lat_from_hist(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns,
 			 struct txlat_lat *l);
 /* now becomes the window since base: counts, sums and histograms less base's; the largest
