@@ -39,9 +39,10 @@ uint64_t txlat_hist_quantile(const struct txlat_hist *h, double p)
  * n/2 -+ 0.98 sqrt(n) (binomial, normal approximation), as bucket bounds; 0 when empty. */
 void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t *hi_ns)
 {
-	uint64_t n = txlat_hist_count(h), cum = 0, rlo, rhi;
-	double half;
+	const uint64_t *slot = (const uint64_t *)h->slot; /* __u64 is uint64_t */
+	uint64_t n = txlat_hist_count(h), rlo, rhi;
 	unsigned int i;
+	double half;
 
 	*lo_ns = *hi_ns = 0;
 	if (!n)
@@ -49,18 +50,10 @@ void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t 
 	half = 0.98 * sqrt((double)n);
 	rlo = n / 2.0 - half < 1 ? 1 : (uint64_t)floor(n / 2.0 - half);
 	rhi = n / 2.0 + half + 1 > n ? n : (uint64_t)ceil(n / 2.0 + half + 1);
-	for (i = 0; i < TXLAT_NBUCKETS; i++) {
-		uint64_t before = cum;
-
-		cum += h->slot[i];
-		if (before < rlo && cum >= rlo)
-			*lo_ns = txlat_bucket_lo(i);
-		if (before < rhi && cum >= rhi) {
-			*hi_ns = txlat_bucket_lo(i) + txlat_bucket_width(i);
-			return;
-		}
-	}
-	*hi_ns = txlat_bucket_lo(TXLAT_NBUCKETS - 1);
+	*lo_ns = txlat_bucket_lo(stats_bucket_of_rank(slot, TXLAT_NBUCKETS, rlo));
+	i = stats_bucket_of_rank(slot, TXLAT_NBUCKETS, rhi);
+	*hi_ns = i < TXLAT_NBUCKETS ? txlat_bucket_lo(i) + txlat_bucket_width(i)
+				    : txlat_bucket_lo(TXLAT_NBUCKETS - 1);
 }
 
 void txlat_log2_bin_us(int b, uint64_t *lo_us, uint64_t *hi_us)
