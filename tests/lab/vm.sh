@@ -142,7 +142,7 @@ boot() {
 	local q=(qemu-system-x86_64 -accel "$(lab_accel)" -smp "${LAB_SMP:-2}" -m "$mem"
 		-nographic -no-reboot -kernel "$kdir/root/boot/vmlinuz-$abi"
 		-initrd "$LAB/initrd-$abi.gz"
-		-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 lab.mode=$mode lab.root=$ROOT lab.o=$O net.ifnames=0"
+		-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 softlockup_all_cpu_backtrace=1 lab.mode=$mode lab.root=$ROOT lab.o=$O net.ifnames=0 ${LAB_APPEND:-}"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$rd,mount_tag=labout,security_model=none"
 		-netdev hubport,id=e0,hubid=0 -device e1000e,netdev=e0,mac=52:54:00:1a:00:00,romfile=
@@ -193,7 +193,12 @@ cmd_run() {
 	else
 		[ $rc -eq 124 ] || [ $rc -eq 137 ] || rc=125
 		# the guest kernel itself hung (emulated CPUs locked up): LAB_HUNG, not the test
-		grep -q 'soft lockup' "$rd/console.log" 2>/dev/null && rc=$LAB_HUNG
+		if grep -q 'soft lockup' "$rd/console.log" 2>/dev/null; then
+			rc=$LAB_HUNG
+			cp "$rd/console.log" "$O/lab-hang-$(date +%s).console.log" 2>/dev/null
+			log "the guest kernel locked up; the report (whole console in $O/lab-hang-*):"
+			grep -a -m 1 -A 12 'soft lockup' "$rd/console.log" | tr -d '\r' >&2
+		fi
 		log "guest did not finish (status $rc); console tail:"
 		tail -n 40 "$rd/console.log" | tr -d '\r' >&2
 		[ $rc -eq 137 ] && rc=124

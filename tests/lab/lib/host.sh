@@ -24,15 +24,17 @@ lab_host_run() {
 	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit 1; }
 	# A guest whose emulated CPUs lock up (qemu TCG; seen once in the virtio part of tune.sh
 	# after many clean runs) panics within seconds (softlockup_panic) and reports status 126;
-	# the file then runs once more in a fresh guest, and the hang is shown. Any other failure,
-	# and a second hang, count as they are.
+	# the file then runs once more in a fresh guest, and the hang is shown (the whole console
+	# is kept in $O/lab-hang-*.console.log). Any other failure, and a second hang, count as
+	# they are.
 	for try in 1 2; do
 		out=$("$ROOT/tests/lab/vm.sh" run --timeout "$timeout" -- \
 			env ETHTUNE="$ET" bash "$file" 2>&1)
 		rc=$?
-		[ $rc -eq 126 ] && [ $try -eq 1 ] && grep -q 'soft lockup' <<<"$out" || break
+		[ $rc -eq 126 ] && [ $try -eq 1 ] || break
 		ktap_diag "the guest kernel hung (soft lockup) in the first run; running $name again:"
-		grep -m 3 'soft lockup\|Kernel panic' <<<"$out" | sed 's/^/  /' |
+		grep -ao 'BUG: soft lockup.*\|Kernel panic.*\|RIP: 0010.*' <<<"$out" | awk '!s[$0]++' |
+			head -n 3 | sed 's/^/  /' |
 			while IFS= read -r l; do ktap_diag "$l"; done
 	done
 	while IFS= read -r l; do
