@@ -1,6 +1,6 @@
 #!/bin/bash
 # Ground-truth matrix for `ethtune diagnose`: every case of known behaviour, diagnosed 3 times.
-# timeout: 2700
+# timeout: 5000
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Lab acceptance of `ethtune tune` and `sweep coalesce`: txsim picks, profile round trip, real drivers.
-# timeout: 1200
+# timeout: 2400
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"
