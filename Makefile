@@ -1,15 +1,29 @@
 # ethtune: top-level build; all output goes to $(O) (ignored).
+# SAN=1: the same build with ASan and UBSan, in build/san; `make check SAN=1` runs the unit and
+# namespace suites with it (a sanitizer report fails the test that triggered it).
+# (SAN=fuzz is the same for the objects the fuzz harnesses link, see below.)
+ifneq ($(SAN),)
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ifeq ($(SAN),fuzz)
+SAN_FLAGS	+= -fsanitize=fuzzer-no-link
+else
+O		?= build/san
+endif
+CFLAGS		?= -O1 -g
+CFLAGS		+= $(SAN_FLAGS)
+LDFLAGS		+= $(SAN_FLAGS)
+endif
 O		?= build
 .DEFAULT_GOAL	:= all
 PREFIX		?= /usr/local
 CC		?= gcc
 PKG_CONFIG	?= pkg-config
 
-PKGS		:= libmnl jansson
+PKGS		:= libmnl jansson libcrypto libcap-ng
 CFLAGS		?= -O2 -g
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 		   -Iinclude -I$(O) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lmnl -ljansson) -lm
+LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lmnl -ljansson -lcrypto -lcap-ng) -lm
 
 # Every C file under ethtune/ and the user-space backends under drivers/*/ are part of the tool.
 # Kernel modules live in drivers/*/kmod/ and are built by the lab, not here.
@@ -83,7 +97,34 @@ config:
 	@echo "WITH_RDMA=$(WITH_RDMA) WITH_BPF=$(WITH_BPF)"
 
 check: all unit
-	./tests/run.sh
+	$(if $(filter 1,$(SAN)),ETHTUNE_SUITES="$${ETHTUNE_SUITES:-unit ns}" \
+		ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+		UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}) O=$(O) ./tests/run.sh
+
+# Fuzzing with clang's libFuzzer (ASan and UBSan on): one harness per input the tool parses,
+# each run for FUZZ_TIME seconds from its corpus in tests/fuzz/corpus/NAME (what it finds new
+# stays in $(O)/fuzz/corpus/NAME). The tool's objects are rebuilt with clang in $(O)/fuzz.
+FUZZ_CC		?= clang
+FUZZ_TIME	?= 60
+FUZZ_O		:= $(O)/fuzz
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS	:= $(patsubst %,$(FUZZ_O)/fuzz_%,$(FUZZ_NAMES))
+
+$(FUZZ_O)/libethtune.a: FORCE
+	$(MAKE) --no-print-directory O=$(FUZZ_O) CC=$(FUZZ_CC) SAN=fuzz WITH_BPF=0 WITH_RDMA=0 \
+		$(FUZZ_O)/libethtune.a
+
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_O)/libethtune.a
+	$(FUZZ_CC) -O1 -g -std=gnu11 -Wall -Iinclude -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< \
+		$(FUZZ_O)/libethtune.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	./tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_TIME) $(FUZZ_NAMES)
+
+FORCE:
 
 lab-check: all unit
 	ETHTUNE_SUITES=lab ./tests/run.sh
@@ -100,12 +141,12 @@ install: all
 	cp -r profiles/. $(DESTDIR)$(PREFIX)/share/ethtune/profiles/
 
 format:
-	clang-format -i $(ALL_SRCS) include/*/*.h tests/unit/*.c drivers/*.c
+	clang-format -i $(ALL_SRCS) include/*/*.h tests/unit/*.c tests/fuzz/*.c drivers/*.c
 
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit readmes deps config check lab-check bench install format clean
+.PHONY: all unit readmes deps config check lab-check bench install format clean fuzz fuzz-build FORCE
 .SECONDARY:
 
 # The main job against the built-in lab (see README).

@@ -1,11 +1,13 @@
 #!/bin/bash
-# Runs every test suite (unit, ns, lab), prints their KTAP output and one closing count line.
-# ETHTUNE_SUITES="unit ns lab" picks suites; ETHTUNE_TEST_FILTER=glob picks files.
+# Runs every test suite (unit, ns, san, fuzz, lab), prints their KTAP output and one closing
+# count line. ETHTUNE_SUITES="unit ns lab" picks suites; ETHTUNE_TEST_FILTER=glob picks files.
+# san: the unit and ns suites again on an ASan+UBSan build (build/san), every sanitizer report a
+# failure; fuzz: each fuzz harness for ETHTUNE_FUZZ_TIME seconds (30).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 O=${O:-build}
-SUITES=${ETHTUNE_SUITES:-"unit ns lab"}
+SUITES=${ETHTUNE_SUITES:-"unit ns san fuzz lab"}
 FILTER=${ETHTUNE_TEST_FILTER:-*}
 export ETHTUNE="$ROOT/$O/ethtune" ETHTUNE_ROOT="$ROOT" O
 pass=0 fail=0 skip=0
@@ -58,6 +60,35 @@ for suite in $SUITES; do
 			to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -1)
 			run_one "$suite/${t##*/}" "${ETHTUNE_TEST_TIMEOUT:-${to:-900}}" bash "$t"
 		done ;;
+	san)
+		echo "# ---- san: make SAN=1"
+		if ! make -s SAN=1 O=build/san all unit >"$LOG/san-build.log" 2>&1; then
+			tail -20 "$LOG/san-build.log"
+			echo "not ok - san: the ASan+UBSan build"
+			fail=$((fail + 1))
+			continue
+		fi
+		rm -rf "$LOG/san-reports"; mkdir -p "$LOG/san-reports"
+		# reports go to files as well, so a test that tolerates a failing exit cannot hide one
+		ASAN_OPTIONS=detect_leaks=1:exitcode=86:log_path=$LOG/san-reports/asan \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87:log_path=$LOG/san-reports/ubsan \
+			O=build/san ETHTUNE_SUITES="unit ns" run_one "san/unit+ns" 3600 bash tests/run.sh
+		for r in "$LOG"/san-reports/*; do
+			[ -f "$r" ] || continue
+			echo "not ok - san: sanitizer report ${r##*/}"
+			grep -m 1 -A 15 "ERROR\|runtime error" "$r" | sed 's/^/#   /'
+			fail=$((fail + 1))
+		done ;;
+	fuzz)
+		echo "# ---- fuzz: make fuzz-build"
+		if ! make -s fuzz-build >"$LOG/fuzz-build.log" 2>&1; then
+			tail -20 "$LOG/fuzz-build.log"
+			echo "not ok - fuzz: the harnesses build (clang, libFuzzer)"
+			fail=$((fail + 1))
+			continue
+		fi
+		run_one "fuzz" 1800 bash tests/fuzz/run.sh "$O/fuzz" "${ETHTUNE_FUZZ_TIME:-30}" \
+			$(cd tests/fuzz && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//') ;;
 	esac
 done
 echo "$pass passed, $fail failed, $skip skipped"

@@ -12,7 +12,7 @@ static void usage(FILE *f)
 {
 	const struct cli_cmd *const *c;
 
-	fprintf(f, "Usage: ethtune [--json] [--netns NS] [-v] COMMAND ...\n");
+	fprintf(f, "Usage: ethtune [--json] [--netns NS] [--key-file F] [-v] COMMAND ...\n");
 	for (c = cli_commands; *c; c++)
 		fprintf(f, "       ethtune %s %s\n", (*c)->name, (*c)->synopsis);
 	fprintf(f, "'ethtune COMMAND --help' lists a command's options. See ethtune(8).\n");
@@ -38,6 +38,14 @@ static int take_global_opts(int *argc, char **argv)
 			et_opts.netns = argv[++i];
 		} else if (!strncmp(a, "--netns=", 8)) {
 			et_opts.netns = a + 8;
+		} else if (!strcmp(a, "--key-file")) {
+			if (i + 1 >= *argc) {
+				et_err("--key-file needs a file name");
+				return -1;
+			}
+			et_opts.key_file = argv[++i];
+		} else if (!strncmp(a, "--key-file=", 11)) {
+			et_opts.key_file = a + 11;
 		} else {
 			argv[j++] = argv[i];
 		}

@@ -112,7 +112,8 @@ static int restore_list(const char *dev)
 	int n, i, ret = journal_load(&v, &n);
 
 	if (ret) {
-		et_err("restore: cannot read the journal %s: %s", journal_path(), strerror(-ret));
+		et_err("restore: cannot read the journal %s: %s", journal_path(),
+		       journal_strerror(ret));
 		return EXIT_FAIL;
 	}
 	new_json_obj(et_opts.json);
@@ -185,7 +186,8 @@ int cmd_restore(int argc, char **argv)
 		&(struct undo_sel){ .which = UNDO_MATCH, .dev = dev, .netns = et_opts.netns },
 		&restored, &kept);
 	if (ret && ret != -EIO) {
-		et_err("restore: cannot use the journal %s: %s", journal_path(), strerror(-ret));
+		et_err("restore: cannot use the journal %s: %s", journal_path(),
+		       journal_strerror(ret));
 		return EXIT_FAIL;
 	}
 	et_info("ethtune: restored %d value(s)%s%s", restored, kept ? ", kept " : "",

@@ -676,9 +676,17 @@ static int txlat_opt(void *ctx, int id, const char *arg, char *err, size_t errle
 		exe[n] = 0;
 		t->r->load_argv = split_args(exe, "probe", arg);
 	} else {
-		t->r->load_argv = split_args("/bin/sh", "-c", "");
-		if (t->r->load_argv)
+		/* the command line as given, to a shell */
+		t->r->load_argv = calloc(4, sizeof(char *));
+		if (t->r->load_argv) {
+			t->r->load_argv[0] = "/bin/sh";
+			t->r->load_argv[1] = "-c";
 			t->r->load_argv[2] = (char *)arg;
+		}
+	}
+	if (!t->r->load_argv) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	return 0;
 }

@@ -140,8 +140,12 @@ static int nl_error(struct nl_sock *ns, const struct nlmsghdr *nlh)
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err)))
 		return -EBADMSG;
 	/* Without NLM_F_CAPPED the original request follows the header. */
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (err->msg.nlmsg_len < sizeof(struct nlmsghdr) ||
+		    err->msg.nlmsg_len > nlh->nlmsg_len)
+			return err->error ? err->error : -EBADMSG;
 		hlen += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	}
 	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && nlh->nlmsg_len > mnl_nlmsg_size(hlen))
 		mnl_attr_parse(nlh, hlen, extack_attr_cb, ns);
 	return err->error;
@@ -153,7 +157,9 @@ int nl_parse_buf(struct nl_sock *ns, const void *buf, size_t len, uint32_t seq, 
 	const struct nlmsghdr *nlh = buf;
 	int rem = (int)len;
 
-	while (mnl_nlmsg_ok(nlh, rem)) {
+	/* mnl_nlmsg_ok() compares the length as an int: one of 2 GiB or more would pass it and
+	 * walk backwards forever (found by tests/fuzz/fuzz_netlink.c) */
+	while (mnl_nlmsg_ok(nlh, rem) && nlh->nlmsg_len <= (uint32_t)rem) {
 		if (seq && nlh->nlmsg_seq && nlh->nlmsg_seq != seq)
 			return -EPROTO;
 		switch (nlh->nlmsg_type) {

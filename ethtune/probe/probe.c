@@ -24,6 +24,7 @@
 #include "nl/devobj.h"
 #include "util/ethtune.h"
 #include "out/json_print.h"
+#include "probe/auth.h"
 #include "probe/probe_int.h"
 
 static const char *const test_names[] = { "stream", "maerts", "rr", "crr" };
@@ -75,6 +76,7 @@ void probe_cfg_init(struct probe_cfg *c)
 	c->msg_size = 0; /* per test: see probe_msg_size() */
 	c->cpu_local = c->cpu_remote = -1;
 	c->iter_min = c->iter_max = 1;
+	c->key_file = auth_key_file();
 }
 
 int probe_cfg_check(const struct probe_cfg *c, char *err, size_t errlen)
@@ -275,13 +277,12 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 		snprintf(err, el, "out of memory");
 		return -ENOMEM;
 	}
-	cookie = (uint32_t)random() ^ (uint32_t)getpid();
-	m = json_pack("{s:i,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:s,s:i,s:I,s:I,s:I}", "v", proto_version(),
+	m = json_pack("{s:i,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:s,s:i,s:I,s:I}", "v", proto_version(),
 		      "type", "setup", "test", probe_test_name(cfg->test), "flows", cfg->flows,
 		      "msg_size", cfg->msg_size, "sndbuf", cfg->sndbuf, "rcvbuf", cfg->rcvbuf,
 		      "nodelay", cfg->nodelay, "cc", cfg->cc, "cpu", cfg->cpu_remote, "duration_ms",
 		      (json_int_t)llround(cfg->duration_s * 1000), "warmup_ms",
-		      (json_int_t)llround(cfg->warmup_s * 1000), "cookie", (json_int_t)cookie);
+		      (json_int_t)llround(cfg->warmup_s * 1000));
 	if (cfg->recv_size)
 		json_object_set_new(m, "recv_size", json_integer(cfg->recv_size));
 	r = proto_send(ctl, m);
@@ -291,6 +292,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	if (r < 0)
 		goto peer_fail;
 	port = json_integer_value(json_object_get(m, "data_port"));
+	cookie = (uint32_t)json_integer_value(json_object_get(m, "cookie"));
 	json_decref(m);
 	if (dp.ss_family == AF_INET)
 		((struct sockaddr_in *)&dp)->sin_port = htons(port);
@@ -387,6 +389,58 @@ out:
 	return r;
 }
 
+/* The challenge in serve's hello, answered with our key; serve's own answer proves it holds the
+ * same key. Both ends must agree on using one. 0, or -errno with one line in err. */
+static int client_auth(int ctl, const char *peer, const struct auth_key *key, json_t *hello,
+		       char *err, size_t el)
+{
+	const char *ch = json_string_value(json_object_get(hello, "challenge"));
+	char ans[AUTH_HEX_LEN + 1], e2[256];
+	json_t *m;
+	int r;
+
+	if (!ch && !key->set)
+		return 0;
+	if (!ch) {
+		snprintf(err, el,
+			 "peer %s does not ask for a key; start it with "
+			 "'ethtune --key-file FILE serve'",
+			 peer);
+		return -EPERM;
+	}
+	if (!key->set) {
+		snprintf(err, el,
+			 "peer %s requires a key: give --key-file FILE (or set "
+			 "ETHTUNE_KEY_FILE)",
+			 peer);
+		return -EACCES;
+	}
+	if (strlen(ch) != AUTH_HEX_LEN) {
+		snprintf(err, el, "peer %s sent a malformed challenge", peer);
+		return -EPROTO;
+	}
+	auth_answer(key, ch, "client", ans);
+	m = proto_msg(PM_AUTH);
+	json_object_set_new(m, "answer", json_string(ans));
+	r = proto_send(ctl, m);
+	if (!r)
+		r = proto_recv(ctl, PROTO_HELLO_TIMEOUT_MS, PM_AUTH, &m, e2, sizeof(e2));
+	if (r < 0) {
+		snprintf(err, el, "peer %s: %.200s", peer, e2[0] ? e2 : strerror(-r));
+		return r;
+	}
+	r = auth_check(key, ch, "serve", json_string_value(json_object_get(m, "answer")));
+	json_decref(m);
+	if (!r) {
+		snprintf(err, el,
+			 "peer %s does not hold our key (its answer to the challenge is "
+			 "wrong)",
+			 peer);
+		return -EACCES;
+	}
+	return 0;
+}
+
 int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 {
 	struct probe_cfg cfgv = *cfg_in, *cfg = &cfgv;
@@ -395,6 +449,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	struct client_ctx cc = { .cfg = cfg, .res = res };
 	struct sockaddr_storage peer;
 	struct stats_hist *hist;
+	struct auth_key key;
 	socklen_t pl;
 	char host[256], ps[8], e2[256] = "", dev[IFNAMSIZ];
 	double flow[PROBE_MAX_FLOWS], flow_sum[PROBE_MAX_FLOWS] = { 0 };
@@ -419,6 +474,9 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 		snprintf(res->err, sizeof(res->err), "peer '%s': not ADDR[:PORT]", cfg->peer);
 		return -EINVAL;
 	}
+	key.set = false;
+	if (cfg->key_file && auth_key_load(cfg->key_file, &key, res->err, sizeof(res->err)))
+		return -EKEYREJECTED; /* not a usage error: the file is at fault */
 	signal(SIGPIPE, SIG_IGN);
 	snprintf(ps, sizeof(ps), "%u", cfg->port);
 	r = getaddrinfo(host, ps, &hints, &ai);
@@ -467,7 +525,13 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	}
 	snprintf(res->peer_version, sizeof(res->peer_version), "%s",
 		 json_string_value(json_object_get(m, "version")));
+	r = client_auth(ctl, cfg->peer, &key, m, res->err, sizeof(res->err));
 	json_decref(m);
+	memset(&key, 0, sizeof(key));
+	if (r) {
+		close(ctl);
+		return r;
+	}
 	if (cfg->bind_dev)
 		snprintf(dev, sizeof(dev), "%s", cfg->bind_dev);
 	else

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/ethtune.h"
+#include "probe/auth.h"
 #include "probe/probe.h"
 
 enum fkind { F_INT, F_REAL, F_BOOL, F_STR, F_INTARR, F_INTOBJ };
@@ -25,10 +26,13 @@ struct field {
 
 static const char *const test_names[] = { "stream", "maerts", "rr", "crr", NULL };
 
+/* A serve with a key sends a challenge in its hello; the client answers it in "auth". */
 static const struct field f_hello[] = { { "version", F_STR, true, 0, 31 },
 					{ "kernel", F_STR, false, 0, 127 },
 					{ "hostname", F_STR, false, 0, 63 },
+					{ "challenge", F_STR, false, 0, AUTH_HEX_LEN },
 					{ NULL } };
+static const struct field f_auth[] = { { "answer", F_STR, true, 0, AUTH_HEX_LEN }, { NULL } };
 static const struct field f_error[] = { { "msg", F_STR, true, 0, 255 },
 					{ "code", F_STR, false, 0, 31 },
 					{ NULL } };
@@ -43,11 +47,13 @@ static const struct field f_setup[] = {
 	{ "cpu", F_INT, true, -1, 4095 },
 	{ "duration_ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL },
 	{ "warmup_ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL },
-	{ "cookie", F_INT, true, 0, 0xffffffffLL },
 	{ "recv_size", F_INT, false, 0, PROBE_MAX_MSG },
 	{ NULL }
 };
-static const struct field f_setup_ok[] = { { "data_port", F_INT, true, 1, 65535 }, { NULL } };
+/* The cookie, chosen by serve, binds the data connections to this session. */
+static const struct field f_setup_ok[] = { { "data_port", F_INT, true, 1, 65535 },
+					   { "cookie", F_INT, true, 0, 0xffffffffLL },
+					   { NULL } };
 static const struct field f_none[] = { { NULL } };
 static const struct field f_result[] = { { "elapsed_ns", F_INT, true, 0, INT64_MAX },
 					 { "cpu_util", F_REAL, true },
@@ -69,7 +75,7 @@ static const struct {
 	[PM_SETUP] = { "setup", f_setup }, [PM_SETUP_OK] = { "setup_ok", f_setup_ok },
 	[PM_READY] = { "ready", f_none },  [PM_START] = { "start", f_none },
 	[PM_STOP] = { "stop", f_none },	   [PM_RESULT] = { "result", f_result },
-	[PM_BYE] = { "bye", f_none },
+	[PM_BYE] = { "bye", f_none },	   [PM_AUTH] = { "auth", f_auth },
 };
 
 const char *proto_type_name(enum proto_type t)

@@ -17,12 +17,12 @@ int rdma_list(void)
 	return no_rdma();
 }
 
-int rdma_caps(const char *ibdev)
+int rdma_caps(const char *ibdev __attribute__((unused)))
 {
 	return no_rdma();
 }
 
-int rdma_probe(const struct rdma_probe_opts *o)
+int rdma_probe(const struct rdma_probe_opts *o __attribute__((unused)))
 {
 	return no_rdma();
 }

@@ -6,11 +6,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -19,9 +21,26 @@
 
 #include "util/ethtune.h"
 #include "out/json_print.h"
+#include "probe/auth.h"
 #include "probe/probe_int.h"
 
+#include <cap-ng.h>
+
 static volatile sig_atomic_t serve_quit;
+
+/* What this serve grants, and its key; set before the first fork, read by the sessions. */
+static struct {
+	struct serve_limits lim;
+	struct auth_key key;
+} srv;
+
+void serve_limits_init(struct serve_limits *l)
+{
+	l->max_duration_s = 3600;
+	l->max_flows = 128;
+	l->max_msg_size = PROBE_MAX_MSG;
+	l->max_per_minute = 600;
+}
 
 static void on_term(int sig __attribute__((unused)))
 {
@@ -129,7 +148,9 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 	char err[256] = "";
 	json_t *m;
 	const char *test = json_string_value(json_object_get(setup, "test"));
-	uint32_t cookie = (uint32_t)json_integer_value(json_object_get(setup, "cookie"));
+	int64_t run_ms = json_integer_value(json_object_get(setup, "duration_ms")) +
+			 json_integer_value(json_object_get(setup, "warmup_ms"));
+	uint32_t cookie;
 	unsigned int i;
 	int r, one = 1;
 
@@ -146,6 +167,34 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 	e.so.rcvbuf = json_integer_value(json_object_get(setup, "rcvbuf"));
 	e.so.nodelay = json_is_true(json_object_get(setup, "nodelay"));
 	snprintf(e.so.cc, sizeof(e.so.cc), "%s", json_string_value(json_object_get(setup, "cc")));
+	r = -EPERM;
+	if (run_ms > (int64_t)srv.lim.max_duration_s * 1000) {
+		snprintf(err, sizeof(err),
+			 "a run of %.1f s (warmup included) exceeds this peer's "
+			 "limit of %u s (serve --max-duration)",
+			 run_ms / 1000.0, srv.lim.max_duration_s);
+		goto out_err;
+	}
+	if (e.flows > srv.lim.max_flows) {
+		snprintf(err, sizeof(err),
+			 "%u flows exceed this peer's limit of %u "
+			 "(serve --max-flows)",
+			 e.flows, srv.lim.max_flows);
+		goto out_err;
+	}
+	if (e.msg_size > srv.lim.max_msg_size || e.recv_size > srv.lim.max_msg_size) {
+		snprintf(err, sizeof(err),
+			 "a message of %u bytes exceeds this peer's limit of %u "
+			 "(serve --max-msg-size)",
+			 e.msg_size > e.recv_size ? e.msg_size : e.recv_size, srv.lim.max_msg_size);
+		goto out_err;
+	}
+	/* Only connections that present this session's cookie become its flows. */
+	if (getrandom(&cookie, sizeof(cookie), 0) != sizeof(cookie)) {
+		snprintf(err, sizeof(err), "getrandom: %s", strerror(errno));
+		r = -EIO;
+		goto out_err;
+	}
 	if (e.cpu >= 0 && e.cpu >= sysconf(_SC_NPROCESSORS_CONF)) {
 		snprintf(err, sizeof(err), "remote cpu %d does not exist on the peer", e.cpu);
 		r = -EINVAL;
@@ -186,6 +235,7 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 	sl = sizeof(ss);
 	getsockname(e.lfd, (struct sockaddr *)&ss, &sl);
 	m = proto_msg(PM_SETUP_OK);
+	json_object_set_new(m, "cookie", json_integer(cookie));
 	json_object_set_new(m, "data_port",
 			    json_integer(ntohs(ss.ss_family == AF_INET
 						       ? ((struct sockaddr_in *)&ss)->sin_port
@@ -250,10 +300,51 @@ out:
 	return r;
 }
 
+/* The client's answer to our challenge, then ours to prove we hold the key too. 0 or -errno,
+ * the client told why. */
+static int client_auth(int ctl, const char *challenge, const char *who)
+{
+	char err[256], ans[AUTH_HEX_LEN + 1];
+	json_t *m;
+	int r;
+
+	r = proto_recv(ctl, PROTO_HELLO_TIMEOUT_MS, PM__COUNT, &m, err, sizeof(err));
+	if (r >= 0 && r != PM_AUTH) {
+		json_decref(m);
+		snprintf(err, sizeof(err),
+			 "this peer requires a key: run the client with "
+			 "--key-file FILE");
+		r = -EACCES;
+	} else if (r >= 0) {
+		bool ok = auth_check(&srv.key, challenge, "client",
+				     json_string_value(json_object_get(m, "answer")));
+
+		json_decref(m);
+		if (!ok) {
+			snprintf(err, sizeof(err),
+				 "authentication failed: the client's key is "
+				 "not this peer's");
+			r = -EACCES;
+		}
+	}
+	if (r == -ECONNRESET)
+		snprintf(err, sizeof(err), "left without authenticating (no key?)");
+	if (r < 0) {
+		if (r != -ECONNRESET && r != -EREMOTEIO)
+			send_error(ctl, r == -EACCES ? "auth" : "protocol", err);
+		et_warn("client %s: %s", who, err);
+		return r;
+	}
+	auth_answer(&srv.key, challenge, "serve", ans);
+	m = proto_msg(PM_AUTH);
+	json_object_set_new(m, "answer", json_string(ans));
+	return proto_send(ctl, m);
+}
+
 /* A whole client session on the control connection: hello, iterations, bye. */
 static int session(int ctl, const struct sockaddr_storage *peer)
 {
-	char who[64], err[256];
+	char who[64], err[256], challenge[AUTH_HEX_LEN + 1];
 	struct utsname u;
 	json_t *m;
 	int r;
@@ -281,7 +372,17 @@ static int session(int ctl, const struct sockaddr_storage *peer)
 	json_object_set_new(m, "version", json_string(ETHTUNE_VERSION));
 	json_object_set_new(m, "kernel", json_string(u.release));
 	json_object_set_new(m, "hostname", json_string(u.nodename));
+	if (srv.key.set) {
+		if (auth_challenge(challenge)) {
+			json_decref(m);
+			send_error(ctl, "internal", "no random challenge (getrandom failed)");
+			return 1;
+		}
+		json_object_set_new(m, "challenge", json_string(challenge));
+	}
 	if (proto_send(ctl, m))
+		return 1;
+	if (srv.key.set && client_auth(ctl, challenge, who))
 		return 1;
 	for (;;) {
 		r = proto_recv(ctl, PROTO_IDLE_TIMEOUT_MS, PM__COUNT, &m, err, sizeof(err));
@@ -311,7 +412,9 @@ static int session(int ctl, const struct sockaddr_storage *peer)
 
 static int serve_listen(const char *bind_addr, uint16_t port, char *shown, size_t len)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
+	/* an address, never a name: what serve listens on does not depend on DNS */
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICHOST };
 	struct addrinfo *ai = NULL, *a;
 	char ps[8];
 	int fd = -1, one = 1, zero = 0, r;
@@ -325,7 +428,8 @@ static int serve_listen(const char *bind_addr, uint16_t port, char *shown, size_
 		r = getaddrinfo(NULL, ps, &hints, &ai);
 	}
 	if (r) {
-		et_err("bind address '%s': %s", bind_addr ? bind_addr : "any", gai_strerror(r));
+		et_err("bind address '%s' is not an IPv4 or IPv6 address (or 'any')",
+		       bind_addr ? bind_addr : "any");
 		return -EINVAL;
 	}
 	for (a = ai; a; a = a->ai_next) {
@@ -350,22 +454,106 @@ static int serve_listen(const char *bind_addr, uint16_t port, char *shown, size_
 	return fd;
 }
 
+/* Root is not needed once the socket is bound: run as nobody with CAP_NET_ADMIN alone (forced
+ * socket buffers, any congestion control), and let nothing regain more. 0 or -errno. */
+static int drop_privileges(char *who, size_t len)
+{
+	struct passwd *pw;
+	uid_t uid = 65534;
+	gid_t gid = 65534;
+
+	snprintf(who, len, "uid %u", (unsigned int)geteuid());
+	if (geteuid() != 0)
+		return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ? -errno : 0;
+	pw = getpwnam("nobody");
+	if (pw) {
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+	}
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN) ||
+	    capng_change_id(uid, gid, CAPNG_DROP_SUPP_GRP | CAPNG_CLEAR_BOUNDING))
+		return -EPERM;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	snprintf(who, len, "uid %u with CAP_NET_ADMIN only", (unsigned int)uid);
+	return 0;
+}
+
+/* Sessions per minute from one client address: a fixed one-minute window per address. */
+#define RATE_SLOTS 64
+static struct rate_slot {
+	char host[INET6_ADDRSTRLEN];
+	int64_t since_ms;
+	uint32_t n;
+} rate[RATE_SLOTS];
+
+static bool rate_exceeded(const struct sockaddr_storage *peer)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	int64_t now = et_now_ms();
+	struct rate_slot *s = NULL, *old = &rate[0];
+	int i;
+
+	if (!srv.lim.max_per_minute)
+		return false;
+	if (peer->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, host,
+			  sizeof(host));
+	else
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr, host,
+			  sizeof(host));
+	for (i = 0; i < RATE_SLOTS && !s; i++) {
+		if (!strcmp(rate[i].host, host))
+			s = &rate[i];
+		else if (rate[i].since_ms < old->since_ms)
+			old = &rate[i];
+	}
+	if (!s || now - s->since_ms >= 60000) {
+		if (!s) {
+			s = old;
+			snprintf(s->host, sizeof(s->host), "%s", host);
+		}
+		s->since_ms = now;
+		s->n = 0;
+	}
+	return ++s->n > srv.lim.max_per_minute;
+}
+
 /* Listen and serve sessions until SIGTERM/SIGINT (or, once, the first session's end). 0, or
- * -errno: cannot listen, or (once) the session failed. */
-int serve_run(const char *bind_addr, uint32_t port, bool once)
+ * -errno: cannot start, or (once) the session failed. */
+int serve_run(const char *bind_addr, uint32_t port, bool once, const char *key_file,
+	      const struct serve_limits *lim)
 {
 	pid_t child = 0;
-	int child_rc = 0, lfd;
-	char shown[80];
+	int child_rc = 0, lfd, r;
+	char shown[80], err[256], who[64];
 	struct sigaction sa = { .sa_handler = on_term };
 
+	srv.lim = *lim;
+	/* The key is read while we may still be root: it may be readable by root alone. */
+	if (key_file && auth_key_load(key_file, &srv.key, err, sizeof(err))) {
+		et_err("%s", err);
+		return -EINVAL;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	if (bind_addr && !strcmp(bind_addr, "any"))
+		bind_addr = NULL;
+	else if (!bind_addr)
+		bind_addr = "127.0.0.1";
 	lfd = serve_listen(bind_addr, port, shown, sizeof(shown));
 	if (lfd < 0)
 		return -EADDRNOTAVAIL;
-	print_text("ethtune serve: listening on %s\n", shown);
+	r = drop_privileges(who, sizeof(who));
+	if (r) {
+		et_err("cannot drop privileges: %s", strerror(-r));
+		close(lfd);
+		return r;
+	}
+	print_text("ethtune serve: listening on %s as %s, %s\n", shown, who,
+		   srv.key.set ? "clients must hold the key" : "no key (any client is served)");
 	fflush(stdout);
 	while (!serve_quit) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
@@ -400,6 +588,19 @@ int serve_run(const char *bind_addr, uint32_t port, bool once)
 		}
 		if (child > 0) {
 			send_error(cfd, "busy", "peer is busy with another test; try again later");
+			close(cfd);
+			continue;
+		}
+		if (rate_exceeded(&peer)) {
+			char m[160];
+
+			addr_str(&peer, who, sizeof(who));
+			snprintf(m, sizeof(m),
+				 "too many sessions: this peer allows %u a minute "
+				 "from one address (serve --max-rate)",
+				 srv.lim.max_per_minute);
+			send_error(cfd, "limit", m);
+			et_warn("client %s: %s", who, m);
 			close(cfd);
 			continue;
 		}

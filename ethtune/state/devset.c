@@ -29,8 +29,8 @@ static int journal_one(const char *dev, const char *object, const char *key, con
 	snprintf(e.old, sizeof(e.old), "%s", old);
 	ret = journal_record(&e);
 	if (ret && err)
-		snprintf(err, errlen, "cannot write the journal %s: %s", journal_path(),
-			 strerror(-ret));
+		snprintf(err, errlen, "cannot write the journal %s: %s; nothing changed",
+			 journal_path(), journal_strerror(ret));
 	return ret;
 }
 
@@ -359,8 +359,22 @@ static int set_link(const char *dev, int argc, char **argv, bool journal, char *
 	unsigned int n = 0, i;
 	int a, ret, admin = -1; /* admin-state asked: 0 down, 1 up */
 
-	if (argc == 0 || argc % 2 || argc > 2 * MAX_CHANGES) {
-		snprintf(err, errlen, "%s needs a value", argv[0]);
+	for (a = 0; a < argc; a += 2) {
+		if (!link_param(argv[a]) && strcmp(argv[a], "admin-state")) {
+			/* one object per command: coalesce, ring, ... cannot follow mtu */
+			snprintf(err, errlen,
+				 "unknown link setting '%s' (link settings come in KEY "
+				 "VALUE pairs)",
+				 argv[a]);
+			return -EINVAL;
+		}
+		if (a + 1 == argc) {
+			snprintf(err, errlen, "%s needs a value", argv[a]);
+			return -EINVAL;
+		}
+	}
+	if (argc > 2 * MAX_CHANGES) {
+		snprintf(err, errlen, "at most %d link settings at once", MAX_CHANGES);
 		return -EINVAL;
 	}
 	ret = nl_open_rtnl(&rt);

@@ -105,12 +105,16 @@ static int entry_from_json(json_t *j, struct journal_entry *e)
 	return 0;
 }
 
+static int load_fd(int fd, struct journal_entry **out, int *n, off_t *good_end);
+
 int journal_record(const struct journal_entry *in)
 {
-	struct journal_entry e = *in;
+	struct journal_entry e = *in, *old = NULL;
 	json_t *j;
 	char *line;
-	int fd, ret = 0;
+	int fd, n, ret = 0;
+	off_t end;
+	ssize_t w;
 	size_t len;
 
 	if (!e.time)
@@ -121,9 +125,19 @@ int journal_record(const struct journal_entry *in)
 	}
 	if (e.pid && !e.start)
 		e.start = proc_start(e.pid);
-	fd = open_locked(O_WRONLY | O_CREAT | O_APPEND);
+	fd = open_locked(O_RDWR | O_CREAT | O_APPEND);
 	if (fd < 0)
 		return fd;
+	/* No change goes on top of a journal that could not be replayed, nor glued to a torn
+	 * last line (which would make both unreadable): that line is cut off first. */
+	ret = load_fd(fd, &old, &n, &end);
+	free(old);
+	if (!ret && lseek(fd, 0, SEEK_END) > end && ftruncate(fd, end) < 0)
+		ret = -errno;
+	if (ret) {
+		close(fd);
+		return ret;
+	}
 	j = entry_to_json(&e);
 	line = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
@@ -133,25 +147,33 @@ int journal_record(const struct journal_entry *in)
 	}
 	len = strlen(line);
 	line[len] = '\n';
-	if (write(fd, line, len + 1) != (ssize_t)(len + 1))
-		ret = -EIO;
+	w = write(fd, line, len + 1);
+	if (w != (ssize_t)(len + 1))
+		ret = w < 0 ? -errno : -ENOSPC; /* a short write: the disk is full */
 	else if (fsync(fd) < 0)
 		ret = -errno;
+	if (ret) /* best effort: a torn line left behind is cut off by the next record */
+		(void)!ftruncate(fd, end);
 	free(line);
 	close(fd);
 	return ret;
 }
 
-static int load_fd(int fd, struct journal_entry **out, int *n)
+static int bad_line; /* the corrupt line the last load stopped at */
+
+static int load_fd(int fd, struct journal_entry **out, int *n, off_t *good_end)
 {
 	FILE *f;
 	char *line = NULL;
 	size_t cap = 0;
 	struct journal_entry *v = NULL;
-	int cnt = 0, dupfd;
+	int cnt = 0, dupfd, lineno = 0, ret = 0;
+	ssize_t len;
 
 	*out = NULL;
 	*n = 0;
+	if (good_end)
+		*good_end = 0;
 	dupfd = dup(fd);
 	if (dupfd < 0)
 		return -errno;
@@ -161,27 +183,54 @@ static int load_fd(int fd, struct journal_entry **out, int *n)
 		close(dupfd);
 		return -errno;
 	}
-	while (getline(&line, &cap, f) > 0) {
+	bad_line = 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
 		json_t *j = json_loads(line, 0, NULL);
 		struct journal_entry *nv;
 
-		if (!j)
-			continue; /* a torn last line from a crash is skipped */
-		nv = realloc(v, sizeof(*v) * (cnt + 1));
-		if (!nv) {
+		lineno++;
+		/* A torn last line (no newline: a crash mid-write) is skipped; any other line that
+		 * does not parse means the journal cannot be trusted to restore everything. */
+		if (!j && line[len - 1] != '\n' && fgetc(f) == EOF)
+			break;
+		nv = j ? realloc(v, sizeof(*v) * (cnt + 1)) : NULL;
+		if (j && !nv) {
 			json_decref(j);
+			ret = -ENOMEM;
 			break;
 		}
-		v = nv;
-		if (!entry_from_json(j, &v[cnt]))
-			cnt++;
+		if (nv)
+			v = nv;
+		if (!j || entry_from_json(j, &v[cnt])) {
+			json_decref(j);
+			bad_line = lineno;
+			ret = -EBADMSG;
+			break;
+		}
+		cnt++;
 		json_decref(j);
+		if (good_end)
+			*good_end += len;
 	}
 	free(line);
 	fclose(f);
+	if (ret) {
+		free(v);
+		return ret;
+	}
 	*out = v;
 	*n = cnt;
 	return 0;
+}
+
+const char *journal_strerror(int err)
+{
+	static char buf[128];
+
+	if (err != -EBADMSG)
+		return strerror(-err);
+	snprintf(buf, sizeof(buf), "line %d is corrupt (fix or move the file away)", bad_line);
+	return buf;
 }
 
 int journal_load(struct journal_entry **out, int *n)
@@ -194,7 +243,7 @@ int journal_load(struct journal_entry **out, int *n)
 		return 0;
 	if (fd < 0)
 		return fd;
-	ret = load_fd(fd, out, n);
+	ret = load_fd(fd, out, n, NULL);
 	close(fd);
 	if (!ret && !*out)
 		*out = calloc(1, sizeof(**out));
@@ -253,7 +302,7 @@ int journal_open(struct journal_view *v)
 		v->fd = -1;
 		return ret;
 	}
-	ret = load_fd(v->fd, &v->e, &v->n);
+	ret = load_fd(v->fd, &v->e, &v->n, NULL);
 	if (ret) {
 		close(v->fd);
 		v->fd = -1;

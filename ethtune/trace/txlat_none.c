@@ -4,36 +4,40 @@
 
 #include "trace/txlat.h"
 
-int txlat_open(const char *dev, const struct txlat_opts *o, struct txlat **out, char *why,
+int txlat_open(const char *dev __attribute__((unused)),
+	       const struct txlat_opts *o __attribute__((unused)), struct txlat **out, char *why,
 	       size_t len)
 {
 	*out = NULL;
-	snprintf(why, len, "this ethtune was built without BPF support; install libbpf-dev, clang "
-			   "and bpftool and rebuild");
+	snprintf(why, len,
+		 "this ethtune was built without BPF support; install libbpf-dev, clang "
+		 "and bpftool and rebuild");
 	return -EOPNOTSUPP;
 }
 
-void txlat_stop(struct txlat *t)
+void txlat_stop(struct txlat *t __attribute__((unused)))
 {
 }
 
-int txlat_reset(struct txlat *t)
-{
-	return -EOPNOTSUPP;
-}
-
-int txlat_read(struct txlat *t, struct txlat_result *r)
+int txlat_reset(struct txlat *t __attribute__((unused)))
 {
 	return -EOPNOTSUPP;
 }
 
-int txlat_collect(struct txlat *t, struct txlat_result *r, char *why, size_t len)
+int txlat_read(struct txlat *t __attribute__((unused)),
+	       struct txlat_result *r __attribute__((unused)))
+{
+	return -EOPNOTSUPP;
+}
+
+int txlat_collect(struct txlat *t __attribute__((unused)),
+		  struct txlat_result *r __attribute__((unused)), char *why, size_t len)
 {
 	snprintf(why, len, "no BPF support in this build");
 	return -EOPNOTSUPP;
 }
 
-void txlat_close(struct txlat *t)
+void txlat_close(struct txlat *t __attribute__((unused)))
 {
 }
 

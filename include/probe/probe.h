@@ -8,7 +8,7 @@
 
 #include "util/stats.h"
 
-#define PROBE_PROTO_VERSION    1
+#define PROBE_PROTO_VERSION    2
 #define PROBE_DEFAULT_PORT     12866
 #define PROBE_MAX_FLOWS	       256
 #define PROBE_MAX_ITER	       30
@@ -44,6 +44,7 @@ struct probe_cfg {
 	unsigned int iter_min, iter_max;
 	double conf_level, conf_width; /* e.g. 99 and 5 (%); level 0: no confidence loop */
 	const char *bind_dev;	       /* SO_BINDTODEVICE; NULL none */
+	const char *key_file;	       /* serve's shared secret; NULL: none (see auth.h) */
 	/* Called about once a second during a run (may be NULL). */
 	void (*progress)(void *arg, unsigned int iter, double elapsed_s, double total_s,
 			 double value);
@@ -126,10 +127,21 @@ int probe_run(const struct probe_cfg *cfg, struct probe_result *res);
 int probe_peer_split(const char *s, uint16_t defport, char *host, size_t hl, uint16_t *port);
 const char *probe_test_name(enum probe_test t);
 int probe_test_parse(const char *s, enum probe_test *t);
-/* ethtune serve: listen on bind_addr (NULL: any) and port, one session at a time, each in a
- * child, until SIGTERM or SIGINT, or (once) the first session ends. 0, or -errno: cannot
- * listen (the line is printed), or (once) the session failed. */
-int serve_run(const char *bind_addr, uint32_t port, bool once);
+/* What serve grants one client: longer, wider or more frequent requests are refused. */
+struct serve_limits {
+	uint32_t max_duration_s; /* per run, warmup included */
+	uint32_t max_flows;
+	uint32_t max_msg_size;	 /* bytes per send or request */
+	uint32_t max_per_minute; /* sessions from one client address; 0: no limit */
+};
+void serve_limits_init(struct serve_limits *l);
+/* ethtune serve: listen on bind_addr ("any": every address) and port, one session at a time,
+ * each in a child, until SIGTERM or SIGINT, or (once) the first session ends. With key_file,
+ * every client must prove it holds the key. Drops root for an unprivileged user keeping only
+ * CAP_NET_ADMIN. 0, or -errno: cannot start (the line is printed), or (once) the session
+ * failed. */
+int serve_run(const char *bind_addr, uint32_t port, bool once, const char *key_file,
+	      const struct serve_limits *lim);
 const char *probe_stop_name(enum probe_stop s);
 
 /* --- Control protocol (proto.c): 4-byte big-endian length, then a JSON object. --- */
@@ -144,6 +156,7 @@ enum proto_type {
 	PM_STOP,
 	PM_RESULT,
 	PM_BYE,
+	PM_AUTH,
 	PM__COUNT
 };
 const char *proto_type_name(enum proto_type t);

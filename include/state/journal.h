@@ -38,6 +38,9 @@ bool journal_owner_alive(const struct journal_entry *e);
 
 /* Read all entries (caller frees *out). */
 int journal_load(struct journal_entry **out, int *n);
+/* A load or record fails with -EBADMSG on a journal line that does not parse (other than a
+ * torn last line, which is skipped): journal_strerror() names the line, for any -errno. */
+const char *journal_strerror(int err);
 
 /* A locked view of the whole journal, for a restore: open, work through the entries, then
  * close, which removes the entries marked done (if any) and unlocks. Nothing else may write the

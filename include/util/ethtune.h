@@ -20,6 +20,7 @@ struct et_opts {
 	bool json;
 	const char *netns; /* --netns; the namespace we are in is netns_current() */
 	bool verbose;
+	const char *key_file; /* --key-file: serve's shared secret, for serve and its clients */
 };
 extern struct et_opts et_opts;
 

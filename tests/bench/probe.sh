@@ -34,7 +34,7 @@ spp() {	# spp NS ADDR: sockperf ping-pong round trips per second
 
 bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() i x y
-	"$E" --netns $sns serve --port 12866 >/dev/null 2>&1 & local sp=$!
+	"$E" --netns $sns serve --bind $addr --port 12866 >/dev/null 2>&1 & local sp=$!
 	ip netns exec $sns iperf3 -s -p 5201 >/dev/null 2>&1 & local ip=$!
 	ip netns exec $sns sockperf sr --tcp -i $addr -p 11111 >/dev/null 2>&1 & local kp=$!
 	PE_PIDS="$PE_PIDS $sp $ip $kp"

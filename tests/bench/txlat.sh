@@ -25,7 +25,7 @@ ip -n $A link set txbench0 up && ip -n $B link set txbench1 up &&
 ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; ktap_finish; exit 1; }
 
 if "$ETHTUNE" help 2>/dev/null | grep -q "ethtune probe"; then
-	ip netns exec $B "$ETHTUNE" serve --port $PORT >/dev/null 2>&1 &
+	ip netns exec $B "$ETHTUNE" serve --bind 198.18.78.2 --port $PORT >/dev/null 2>&1 &
 	LOAD="$ETHTUNE --json probe --peer 198.18.78.2:$PORT --duration $SECS --warmup 1"
 	TOOL=probe
 else

@@ -81,7 +81,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); q=d['queues'][0]; p
 ktap_schema "txlat --json (software GSO) fits docs/schema/txlat.json" txlat "$OUT/g.json"
 
 # --load runs ethtune's own probe against an "ethtune serve" in the peer namespace
-ip netns exec $B "$ETHTUNE" serve --port $((PORT + 1)) >/dev/null 2>&1 &
+ip netns exec $B "$ETHTUNE" serve --bind 198.18.79.2 --port $((PORT + 1)) >/dev/null 2>&1 &
 sleep 0.5
 "$ETHTUNE" --netns $A --json txlat txlns0 --load "--peer 198.18.79.2:$((PORT + 1)) --duration 2 --warmup 0" \
 	>"$OUT/p.json" 2>"$OUT/p.err"

@@ -208,6 +208,37 @@ static void test_torn_line(void **state)
 	assert_int_equal(journal_load(&v, &n), 0);
 	assert_int_equal(n, 1);
 	free(v);
+	/* the next record cuts the torn line off instead of gluing itself to it */
+	rec("veth6", "coalesce", "tx-usecs", "16");
+	assert_int_equal(journal_load(&v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[1].key, "tx-usecs");
+	free(v);
+}
+
+static void test_corrupt_line(void **state)
+{
+	struct journal_entry e = {}, *v;
+	char path[300];
+	FILE *f;
+	int n;
+
+	rec("veth7", "link", "mtu", "1500");
+	snprintf(path, sizeof(path), "%s/journal", dir);
+	f = fopen(path, "a");
+	fputs("not json\n", f); /* a whole line, not a torn one */
+	fclose(f);
+	snprintf(e.dev, sizeof(e.dev), "veth7");
+	snprintf(e.object, sizeof(e.object), "link");
+	snprintf(e.key, sizeof(e.key), "txqueuelen");
+	snprintf(e.old, sizeof(e.old), "1000");
+	/* neither read nor added to: a restore from it could miss values */
+	assert_int_equal(journal_load(&v, &n), -EBADMSG);
+	assert_non_null(strstr(journal_strerror(-EBADMSG), "line 2 is corrupt"));
+	assert_int_equal(journal_record(&e), -EBADMSG);
+	assert_int_equal(undo_restore(&(struct undo_sel){ .which = UNDO_MATCH }, NULL, NULL),
+			 -EBADMSG);
+	assert_int_equal(ncalls, 0);
 }
 
 static void test_netns_filter(void **state)
@@ -314,6 +345,7 @@ int main(void)
 		cmocka_unit_test_setup(test_orphaned_temp, setup),
 		cmocka_unit_test_setup(test_temp_end_restores_own, setup),
 		cmocka_unit_test_setup(test_torn_line, setup),
+		cmocka_unit_test_setup(test_corrupt_line, setup),
 		cmocka_unit_test_setup(test_netns_filter, setup),
 		cmocka_unit_test_setup(test_txn_rollback, setup),
 		cmocka_unit_test_setup(test_old_journal_line, setup),
