@@ -128,8 +128,21 @@ int sweep_probe(const struct sweep_opts *o, unsigned int flows, enum probe_test 
 	ret = probe_cfg_check(&c, err, errlen);
 	if (ret)
 		return ret;
+	if (o->dev && !if_nametoindex(o->dev)) {
+		snprintf(err, errlen,
+			 "%s is gone (removed, or its namespace deleted, during the run)", o->dev);
+		return -ENODEV;
+	}
 	memset(res, 0, sizeof(*res));
 	ret = probe_run(&c, res);
+	if (ret && o->dev && !if_nametoindex(o->dev)) {
+		/* the probe's own error (a timeout) would hide why */
+		snprintf(err, errlen,
+			 "%s is gone (removed, or its namespace deleted, during the run); probe to "
+			 "%s: %.200s",
+			 o->dev, o->peer, res->err[0] ? res->err : strerror(-ret));
+		return -ENODEV;
+	}
 	if (ret)
 		snprintf(err, errlen, "probe to %s: %s", o->peer,
 			 res->err[0] ? res->err : strerror(-ret));

@@ -19,7 +19,7 @@ static void warn_line(const char *msg)
 	et_warn("%s", msg);
 }
 
-enum { O_FOR = CLI_LONG, O_ALLOW_LINK_DOWN, O_LIST };
+enum { O_FOR = CLI_LONG, O_ALLOW_LINK_DOWN, O_LIST, O_FORGET };
 
 static const struct cli_opt set_opts[] = {
 	{ "for", O_FOR, required_argument, "SECONDS",
@@ -142,6 +142,8 @@ static int restore_list(const char *dev)
 
 static const struct cli_opt restore_opts[] = {
 	{ "list", O_LIST, no_argument, NULL, "list the journal instead of restoring" },
+	{ "forget", O_FORGET, no_argument, NULL,
+	  "also drop the entries of devices and namespaces that are gone" },
 	CLI_END,
 };
 
@@ -153,28 +155,40 @@ const struct cli_cmd cli_restore = {
 	.dev_arg = true,
 };
 
-static int restore_opt(void *ctx, int id __attribute__((unused)),
-		       const char *arg __attribute__((unused)), char *err __attribute__((unused)),
-		       size_t errlen __attribute__((unused)))
+struct restore_args {
+	bool list, forget;
+};
+
+static int restore_opt(void *ctx, int id, const char *arg __attribute__((unused)),
+		       char *err __attribute__((unused)), size_t errlen __attribute__((unused)))
 {
-	*(bool *)ctx = true;
+	struct restore_args *a = ctx;
+
+	if (id == O_LIST)
+		a->list = true;
+	else
+		a->forget = true;
 	return 0;
 }
 
 int cmd_restore(int argc, char **argv)
 {
+	struct restore_args a = {};
 	const char *dev = NULL;
-	bool list = false;
 	int restored, kept, ret;
 
-	if (cli_args(&cli_restore, &argc, argv, restore_opt, &list, &ret))
+	if (cli_args(&cli_restore, &argc, argv, restore_opt, &a, &ret))
 		return ret;
 	if (argc > 2) {
 		et_err("restore: unexpected argument '%s'", argv[2]);
 		return EXIT_USAGE;
 	}
 	dev = argc > 1 ? argv[1] : NULL;
-	if (list)
+	if (a.list && a.forget) {
+		et_err("restore: --list and --forget exclude each other");
+		return EXIT_USAGE;
+	}
+	if (a.list)
 		return restore_list(dev);
 	if (!have_cap_net_admin()) {
 		et_err("restore: needs CAP_NET_ADMIN (run as root)");
@@ -182,9 +196,11 @@ int cmd_restore(int argc, char **argv)
 	}
 	/* Entries name their own namespace and restore enters it; --netns only selects which
 	 * entries (restore itself stays in the namespace it started in). */
-	ret = undo_restore(
-		&(struct undo_sel){ .which = UNDO_MATCH, .dev = dev, .netns = et_opts.netns },
-		&restored, &kept);
+	ret = undo_restore(&(struct undo_sel){ .which = UNDO_MATCH,
+					       .dev = dev,
+					       .netns = et_opts.netns,
+					       .forget = a.forget },
+			   &restored, &kept);
 	if (ret && ret != -EIO) {
 		et_err("restore: cannot use the journal %s: %s", journal_path(),
 		       journal_strerror(ret));

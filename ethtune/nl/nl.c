@@ -97,7 +97,12 @@ void nl_close(struct nl_sock *ns)
 
 struct nlmsghdr *nl_msg_start(struct nl_sock *ns, uint16_t type_or_cmd, uint16_t flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ns->buf);
+	struct nlmsghdr *nlh;
+
+	/* Zeroed: libmnl before 1.0.5 leaves attribute padding as it finds it, and no byte of a
+	 * request may be uninitialised (valgrind; the kernel ignores padding, but it is sent). */
+	memset(ns->buf, 0, NL_BUFSZ);
+	nlh = mnl_nlmsg_put_header(ns->buf);
 
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nlh->nlmsg_seq = ++ns->seq;
@@ -213,11 +218,16 @@ int nl_talk(struct nl_sock *ns, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 	ns->extack_off = 0;
 	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
 		nlh->nlmsg_flags |= NLM_F_ACK;
-	if (mnl_socket_sendto(ns->sk, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
+	while (mnl_socket_sendto(ns->sk, nlh, nlh->nlmsg_len) < 0)
+		if (errno != EINTR)
+			return -errno;
 	for (;;) {
 		ssize_t n = mnl_socket_recvfrom(ns->sk, ns->buf, NL_BUFSZ);
 
+		/* A stop signal must not part a request from its answer: the kernel may have made
+		 * the change, and the caller journals by the answer (the flag stays pending). */
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n < 0)
 			return -errno;
 		capture(ns->buf, (size_t)n);

@@ -300,6 +300,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 		((struct sockaddr_in6 *)&dp)->sin6_port = htons(port);
 	e.peer = dp;
 	e.peer_len = pl;
+	e.cookie = cookie;
 	if (cfg->test != PROBE_CRR) {
 		for (i = 0; i < cfg->flows; i++) {
 			uint32_t c[2] = { htonl(cookie), htonl(i) };
@@ -422,9 +423,7 @@ static int client_auth(int ctl, const char *peer, const struct auth_key *key, js
 	auth_answer(key, ch, "client", ans);
 	m = proto_msg(PM_AUTH);
 	json_object_set_new(m, "answer", json_string(ans));
-	r = proto_send(ctl, m);
-	if (!r)
-		r = proto_recv(ctl, PROTO_HELLO_TIMEOUT_MS, PM_AUTH, &m, e2, sizeof(e2));
+	r = proto_call(ctl, m, PROTO_HELLO_TIMEOUT_MS, PM_AUTH, &m, e2, sizeof(e2));
 	if (r < 0) {
 		snprintf(err, el, "peer %s: %.200s", peer, e2[0] ? e2 : strerror(-r));
 		return r;
@@ -506,9 +505,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	}
 	m = proto_msg(PM_HELLO);
 	json_object_set_new(m, "version", json_string(ETHTUNE_VERSION));
-	r = proto_send(ctl, m);
-	if (!r)
-		r = proto_recv(ctl, PROTO_HELLO_TIMEOUT_MS, PM_HELLO, &m, e2, sizeof(e2));
+	r = proto_call(ctl, m, PROTO_HELLO_TIMEOUT_MS, PM_HELLO, &m, e2, sizeof(e2));
 	if (r < 0) {
 		if (r == -ETIMEDOUT)
 			snprintf(res->err, sizeof(res->err),

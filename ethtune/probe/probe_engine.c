@@ -210,6 +210,22 @@ static void *w_rr_server(struct eng_flow *f, char *buf)
 	return NULL;
 }
 
+/* A crr connection carries no hello: the session's cookie opens its request (the first four
+ * bytes, fewer for a shorter message), so that only this session's client is answered. */
+static void crr_cookie_put(const struct eng *e, char *buf, size_t len)
+{
+	uint32_t c = htonl(e->cookie);
+
+	memcpy(buf, &c, len < sizeof(c) ? len : sizeof(c));
+}
+
+static bool crr_cookie_ok(const struct eng *e, const char *buf, size_t len)
+{
+	uint32_t c = htonl(e->cookie);
+
+	return !memcmp(buf, &c, len < sizeof(c) ? len : sizeof(c));
+}
+
 static void *w_crr_client(struct eng_flow *f, char *buf)
 {
 	struct eng *e = f->e;
@@ -231,6 +247,7 @@ static void *w_crr_client(struct eng_flow *f, char *buf)
 			close(fd);
 			break;
 		}
+		crr_cookie_put(e, buf, len);
 		r = send_full(fd, buf, len);
 		if (!r)
 			r = recv_full(fd, buf, len);
@@ -265,6 +282,8 @@ static void *w_crr_server(struct eng_flow *f, char *buf)
 			break;
 		}
 		r = recv_full(fd, buf, len);
+		if (r > 0 && !crr_cookie_ok(e, buf, len))
+			r = 0; /* not this session's client: no answer, not counted */
 		if (r > 0)
 			r = send_full(fd, buf, len) ? -1 : 1;
 		close(fd);

@@ -385,3 +385,16 @@ int proto_recv(int fd, int timeout_ms, enum proto_type want, json_t **out, char 
 	}
 	return ret;
 }
+
+int proto_call(int fd, json_t *msg, int timeout_ms, enum proto_type want, json_t **out, char *err,
+	       size_t errlen)
+{
+	int r = proto_send(fd, msg);
+
+	*out = NULL;
+	if (errlen)
+		err[0] = '\0';
+	if (r)
+		return r;
+	return proto_recv(fd, timeout_ms, want, out, err, errlen);
+}

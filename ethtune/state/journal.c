@@ -65,9 +65,15 @@ static int open_locked(int flags)
 	fd = open(path, flags | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (flock(fd, LOCK_EX) < 0) {
-		int e = -errno;
+	/* a second stop signal while another ethtune holds the lock must not fail the undo */
+	for (;;) {
+		int e;
 
+		if (!flock(fd, LOCK_EX))
+			break;
+		if (errno == EINTR)
+			continue;
+		e = -errno;
 		close(fd);
 		return e;
 	}

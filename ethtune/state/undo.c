@@ -107,7 +107,7 @@ static int restore_group_in(const struct journal_entry *v, int n, int first, con
 /* Restore the selected entries of this namespace in this process; others in a child that
  * enters their namespace. Returns the number that could not be restored. */
 static int restore_selected(const struct journal_entry *v, int n, const bool *sel, bool *done,
-			    int *missing)
+			    bool *gone, int *missing)
 {
 	int i, j, bad = 0;
 	char err[512], cur[64];
@@ -121,7 +121,7 @@ static int restore_selected(const struct journal_entry *v, int n, const bool *se
 		if (!sel[i] || done[i])
 			continue;
 		for (j = 0; j < n; j++)
-			if (done[j] && same_group(&v[j], &v[i]))
+			if ((done[j] || gone[j]) && same_group(&v[j], &v[i]))
 				group_done = true;
 		if (group_done)
 			continue;
@@ -132,8 +132,12 @@ static int restore_selected(const struct journal_entry *v, int n, const bool *se
 			ret = restore_group_in(v, n, i, sel);
 		if (ret == -ENODEV) {
 			if (err[0])
-				et_warn("restore %s: device is gone; keeping its journal entries",
+				et_warn("restore %s: device is gone; keeping its journal entries "
+					"('ethtune restore --forget' drops them)",
 					v[i].dev[0] ? v[i].dev : v[i].key);
+			for (j = 0; j < n; j++)
+				if (sel[j] && same_group(&v[j], &v[i]))
+					gone[j] = true;
 			(*missing)++;
 			bad++;
 			continue;
@@ -169,7 +173,7 @@ static bool selected(const struct undo_sel *s, const struct journal_entry *e, in
 int undo_restore(const struct undo_sel *s, int *restored, int *kept)
 {
 	struct journal_view jv;
-	bool *sel, *done;
+	bool *sel, *done, *gone;
 	int i, missing = 0, bad, ret;
 
 	if (restored)
@@ -181,18 +185,27 @@ int undo_restore(const struct undo_sel *s, int *restored, int *kept)
 		return ret ? ret : journal_close(&jv, NULL);
 	sel = calloc(jv.n, sizeof(bool));
 	done = calloc(jv.n, sizeof(bool));
-	for (i = 0; i < jv.n && sel && done; i++)
+	gone = calloc(jv.n, sizeof(bool));
+	for (i = 0; i < jv.n && sel && done && gone; i++)
 		sel[i] = selected(s, &jv.e[i], i);
-	bad = sel && done ? restore_selected(jv.e, jv.n, sel, done, &missing) : -ENOMEM;
-	for (i = 0; i < jv.n && done && sel; i++) {
-		if (done[i] && restored)
+	bad = sel && done && gone ? restore_selected(jv.e, jv.n, sel, done, gone, &missing)
+				  : -ENOMEM;
+	for (i = 0; i < jv.n && bad >= 0; i++) {
+		if (gone[i] && s->forget) {
+			done[i] = true;
+			et_info("ethtune: forgot %s%s%s %s (was %s) of namespace %s: gone",
+				jv.e[i].dev, jv.e[i].dev[0] ? " " : "", jv.e[i].object, jv.e[i].key,
+				jv.e[i].old, jv.e[i].netns[0] ? jv.e[i].netns : "(initial)");
+		}
+		if (done[i] && !gone[i] && restored)
 			(*restored)++;
 		if (sel[i] && !done[i] && kept)
 			(*kept)++;
 	}
-	journal_close(&jv, done);
+	journal_close(&jv, bad >= 0 ? done : NULL);
 	free(sel);
 	free(done);
+	free(gone);
 	if (bad < 0)
 		return bad;
 	return bad > missing ? -EIO : 0;
@@ -233,10 +246,12 @@ int undo_temp_end(void)
 	if (journal_temp_active()) {
 		journal_set_temp(false, 0);
 		ret = undo_restore(&(struct undo_sel){ .which = UNDO_OWN_TEMPS }, &restored, &kept);
-		if (kept)
+		if (kept) {
 			et_warn("%d temporary change(s) could not be restored; see 'ethtune "
 				"restore --list'",
 				kept);
+			ret = ret ? ret : -EIO; /* a device that went: its values are not back */
+		}
 	}
 	et_stop_reraise();
 	return ret;

@@ -328,6 +328,9 @@ int netns_find_dev(const char *dev, char *buf, size_t len)
  * `ip netns exec NS` names NS too. "" for the initial or an unnamed namespace. */
 const char *netns_current_name(char *buf, size_t len)
 {
+	/* The name found first stays this process's: the namespace may be deleted (its name
+	 * unlinked) while we still run in it, and our journal entries name it. */
+	static char found[NAME_MAX + 1];
 	struct stat self, st;
 	struct dirent *e;
 	DIR *d;
@@ -335,6 +338,10 @@ const char *netns_current_name(char *buf, size_t len)
 	buf[0] = '\0';
 	if (netns_current()) {
 		snprintf(buf, len, "%s", netns_current());
+		return buf;
+	}
+	if (found[0]) {
+		snprintf(buf, len, "%s", found);
 		return buf;
 	}
 	if (stat("/proc/self/ns/net", &self) || !(d = opendir(NETNS_RUN_DIR)))
@@ -346,6 +353,7 @@ const char *netns_current_name(char *buf, size_t len)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, e->d_name);
 		if (!stat(path, &st) && st.st_ino == self.st_ino && st.st_dev == self.st_dev) {
+			snprintf(found, sizeof(found), "%s", e->d_name);
 			snprintf(buf, len, "%s", e->d_name);
 			break;
 		}
@@ -485,8 +493,11 @@ int netns_run(const char *name, int (*fn)(void *ctx), void *ctx)
 		ret = fn(ctx);
 		_exit(ret < 0 && -ret < 256 ? -ret : ret ? EIO : 0);
 	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -errno;
+	/* A stop signal must not leave the child running on its own: it may be making (and
+	 * journaling) a change while we go on to undo ours. */
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
 	if (!WIFEXITED(st))
 		return -EIO;
 	return -WEXITSTATUS(st);

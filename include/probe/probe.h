@@ -174,6 +174,10 @@ int proto_send(int fd, struct json_t *msg);
 int proto_recv(int fd, int timeout_ms, enum proto_type want, struct json_t **out, char *err,
 	       size_t errlen);
 struct json_t *proto_msg(enum proto_type t);
+/* One request and its reply: proto_send(msg), then proto_recv(want). err is empty when the send
+ * failed (the -errno says why). */
+int proto_call(int fd, struct json_t *msg, int timeout_ms, enum proto_type want,
+	       struct json_t **out, char *err, size_t errlen);
 
 /* The keys of a latency summary into the open JSON object, with its text: one line
  * "latency us: min .. max" (no newline), or columns p50 p90 p99 p99.9 max ending the line. */

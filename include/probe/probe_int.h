@@ -47,6 +47,7 @@ struct eng {
 	double duration_s, warmup_s;
 	struct eng_sockopts so;
 	int lfd;		      /* crr server: listening socket */
+	uint32_t cookie;	      /* crr: the session's cookie, which opens each request */
 	struct sockaddr_storage peer; /* crr client: where to connect */
 	socklen_t peer_len;
 	int stop, measuring;	    /* read relaxed by workers */

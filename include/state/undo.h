@@ -17,11 +17,13 @@ struct undo_sel {
 	const char *dev;   /* UNDO_MATCH: NULL for all devices and sysctls */
 	const char *netns; /* UNDO_MATCH: only entries recorded there ("" the initial one) */
 	int mark;	   /* UNDO_SINCE */
+	bool forget;	   /* also drop the entries of devices and namespaces that are gone */
 };
 
 /* Put the selected entries back: per device and object the oldest value (what the user had),
  * newest group first; entries of another namespace in a child that enters it. Restored entries
- * leave the journal; those whose device is missing are kept and reported. restored and kept
+ * leave the journal; those whose device or namespace is missing are kept and reported (with
+ * sel->forget, dropped and named on stderr: the device is gone for good). restored and kept
  * (may be NULL) count entries. 0, -EIO when some could not be restored, or -errno. */
 int undo_restore(const struct undo_sel *sel, int *restored, int *kept);
 
@@ -30,7 +32,8 @@ int undo_restore(const struct undo_sel *sel, int *restored, int *kept);
  * command notices it, then the process dies of the signal), and by the next ethtune run if this
  * process is killed. */
 int undo_temp_begin(void);
-/* Undo this process's temporary changes now; when a stop signal is pending, then die of it. */
+/* Undo this process's temporary changes now (-EIO when some are kept: their device is gone);
+ * when a stop signal is pending, then die of it. */
 int undo_temp_end(void);
 
 /* The command dispatcher, after a command returns: temporary changes left are undone, and a

@@ -142,7 +142,7 @@ boot() {
 	local q=(qemu-system-x86_64 -accel "$(lab_accel)" -smp "${LAB_SMP:-2}" -m "$mem"
 		-nographic -no-reboot -kernel "$kdir/root/boot/vmlinuz-$abi"
 		-initrd "$LAB/initrd-$abi.gz"
-		-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 softlockup_all_cpu_backtrace=1 lab.mode=$mode lab.root=$ROOT lab.o=$O net.ifnames=0 ${LAB_APPEND:-}"
+		-append "console=ttyS0 loglevel=5 panic=-1 softlockup_panic=1 softlockup_all_cpu_backtrace=1 lab.mode=$mode lab.root=$ROOT lab.o=$O net.ifnames=0 ${LAB_APPEND:-}"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$rd,mount_tag=labout,security_model=none"
 		-netdev hubport,id=e0,hubid=0 -device e1000e,netdev=e0,mac=52:54:00:1a:00:00,romfile=

@@ -52,11 +52,52 @@ bnd=$(awk '/^CapBnd:/ {print $2}' "$st" 2>/dev/null)
 [ "$uid" = 65534 ] && [ "$cap" = 0000000000001000 ] && [ "$bnd" = 0000000000000000 ] &&
 	ktap_ok "serve started as root runs as nobody with CAP_NET_ADMIN alone" ||
 	ktap_fail "serve started as root runs as nobody with CAP_NET_ADMIN alone (uid '$uid', CapEff '$cap', CapBnd '$bnd')"
-grep -q "as uid 65534 with CAP_NET_ADMIN only, no key" "$TMP/serve.12872.out" &&
+grep -q "as uid 65534 with CAP_NET_ADMIN only; .*, no key" "$TMP/serve.12872.out" &&
 	ktap_ok "serve says whom it runs as and that it has no key" ||
 	ktap_fail "serve says whom it runs as and that it has no key: $(cat "$TMP/serve.12872.out")"
 ktap_check "the unprivileged serve still measures (forced buffers, reno)" \
 	P --peer $PE_IP_B:12872 --sndbuf 4194304 --rcvbuf 4194304 --cc reno
+
+# --- files: once listening, serve may read /proc and /sys alone (Landlock), and writes nowhere ---
+if ! grep -q "Landlock ABI" "$TMP/serve.12872.out"; then
+	ktap_skip "serve touches no files" "no Landlock in this kernel ($(cat "$TMP/serve.12872.out"))"
+elif ! command -v strace >/dev/null; then
+	ktap_skip "serve touches no files" "strace is not installed"
+else
+	strace -f -qq -e trace=%file,landlock_restrict_self -o "$TMP/serve.strace" \
+		"$E" --netns $PE_B serve --port 12879 --bind $PE_IP_B >/dev/null 2>&1 &
+	ST=$!; PE_PIDS="$PE_PIDS $ST"
+	pe_wait_port $PE_B 12879
+	P --peer $PE_IP_B:12879 >/dev/null 2>&1
+	P --peer $PE_IP_B:12879 --test rr >/dev/null 2>&1
+	pkill -f -- "serve --port 12879 --bind" # serve itself: strace then ends with it
+	wait $ST 2>/dev/null
+	# every file call after the domain is in place: only reads under /proc and /sys succeed
+	out=$(python3 - "$TMP/serve.strace" <<-'PY'
+	import re, sys
+	on, bad, denied, n = False, [], 0, 0
+	for l in open(sys.argv[1]):
+	    if "landlock_restrict_self" in l and "= 0" in l:
+	        on = True; continue
+	    m = re.search(r'(\w+)\((?:AT_FDCWD, )?"([^"]*)"(.*)\) += (-?\d+)', l)
+	    if not on or not m:
+	        continue
+	    n += 1
+	    call, path, rest, rc = m.group(1), m.group(2), m.group(3), int(m.group(4))
+	    if rc < 0:
+	        denied += 1; continue
+	    if not re.match(r'/(proc|sys)(/|$)', path) or re.search(r'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC', rest) or call in ("unlink", "unlinkat", "mkdir", "rename", "renameat", "renameat2", "creat"):
+	        bad.append(l.strip()[:120])
+	print("on" if on else "off", n, denied, "|".join(bad))
+	PY
+	)
+	set -- $out
+	if [ "${1:-}" = on ] && [ -z "${4:-}" ]; then
+		ktap_ok "serve touches no files: $2 file calls over two sessions, all reads of /proc or /sys ($3 refused)"
+	else
+		ktap_fail "serve touches no files (${out:-no strace log})"
+	fi
+fi
 
 # --- the key ---
 K=$TMP/key; K2=$TMP/key2
@@ -93,6 +134,21 @@ setup = {"v": 2, "type": "setup", "test": "stream", "flows": 2, "msg_size": 1024
 if mode == "skip-auth": s.sendall(frame(setup)); print(json.dumps(reply(s))); sys.exit(0)
 if mode == "bad-answer":
     s.sendall(frame({"v": 2, "type": "auth", "answer": "0" * 64})); print(json.dumps(reply(s))); sys.exit(0)
+if mode == "crr":  # a crr connection without this session's cookie gets no answer
+    s.sendall(frame(dict(setup, test="crr", flows=1, msg_size=64, duration_ms=3000)))
+    ok = reply(s); port2, cookie = ok["data_port"], ok["cookie"]
+    reply(s); s.sendall(frame({"v": 2, "type": "start"}))
+    def trans(c):
+        d = socket.create_connection((host, port2), timeout=3)
+        d.sendall(struct.pack(">I", c) + b"x" * 60); got = b""
+        try:
+            while len(got) < 64:
+                b = d.recv(64 - len(got))
+                if not b: break
+                got += b
+        except socket.timeout: pass
+        d.close(); return len(got)
+    print("stranger=%d own=%d" % (trans(cookie ^ 1), trans(cookie))); sys.exit(0)
 # cookie: a data connection with the wrong cookie does not become a flow
 s.sendall(frame(setup)); ok = reply(s)
 port2, cookie = ok["data_port"], ok["cookie"]
@@ -119,6 +175,10 @@ out=$(raw 12874 cookie)
 [ "$out" = "early=None late=ready" ] &&
 	ktap_ok "a data connection with another session's cookie is not taken as a flow" ||
 	ktap_fail "a data connection with another session's cookie is not taken as a flow: $out"
+out=$(raw 12874 crr)
+[ "$out" = "stranger=0 own=64" ] &&
+	ktap_ok "a crr connection without the session's cookie gets no answer; with it, one" ||
+	ktap_fail "a crr connection without the session's cookie gets no answer; with it, one: $out"
 stop $SP
 
 chmod 644 "$K"

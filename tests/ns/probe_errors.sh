@@ -142,6 +142,23 @@ else
 fi
 ktap_check "serve answers after the stopped session" bash -c "sleep 1; '$E' --netns $PE_A probe --peer $PE_IP_B --duration 0.3 --warmup 0"
 
+# Peer killed mid-test (kill -9 of its session, as a crash or the OOM killer would): one error
+# line well within the timeout, no hang; serve itself goes on.
+P --peer $PE_IP_B --duration 60 --warmup 0.2 >/dev/null 2>"$TMP/err" &
+probe=$!
+sleep 1.5
+sess=$(pgrep -P $PE_SERVE_PID | head -1)
+[ -n "$sess" ] && kill -9 $sess
+start=$(date +%s)
+wait $probe; rc=$?
+el=$(( $(date +%s) - start ))
+if [ -n "$sess" ] && [ $rc -eq 1 ] && [ $el -le 20 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^ethtune: peer $PE_IP_B: " "$TMP/err"; then
+	ktap_ok "peer killed mid-test: one error line after $el s"; sed 's/^/#   /' "$TMP/err"
+else
+	ktap_fail "peer killed mid-test (rc $rc, $el s, session '$sess')"; sed 's/^/# /' "$TMP/err"
+fi
+ktap_check "serve answers after the killed session" bash -c "sleep 1; '$E' --netns $PE_A probe --peer $PE_IP_B --duration 0.3 --warmup 0"
+
 # A client that goes silent after hello must not keep serve from the next one for long.
 raw silent-client $PE_IP_B 12866 >/dev/null 2>&1 &
 sc=$!

@@ -49,7 +49,7 @@ for c in $cmds; do
 	# every option --help lists is in the completion script, under this command
 	missing=""
 	for w in $(grep -o -- '--[a-z0-9-]*' "$T/help" | sort -u); do
-		case $w in --json | --netns | --verbose) continue ;; esac
+		case $w in --json | --netns | --key-file | --verbose) continue ;; esac # the globals
 		sed -n "/^\t$c)\$/,/;;/p" "$T/ethtune.bash" | has_word "$w" || missing="$missing $w"
 	done
 	[ -z "$missing" ] && ok "$c: completion names every option" ||
@@ -59,7 +59,7 @@ done
 missing=""
 for c in $cmds; do
 	"$E" "$c" --help | grep -o -- '--[a-z0-9-]*' | sort -u | while read -r w; do
-		case $w in --help | --json | --netns | --verbose) continue ;; esac
+		case $w in --help | --json | --netns | --key-file | --verbose) continue ;; esac # the globals
 		sed -n "/^\.SS $c\$/,/^\.S[SH]/p" docs/ethtune.8 | sed 's/\\-/-/g' | has_word "$w" ||
 			echo "$c $w"
 	done >>"$T/man-missing"

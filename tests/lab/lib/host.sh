@@ -22,8 +22,8 @@ lab_host_run() {
 		ktap_finish; exit 0
 	fi
 	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit 1; }
-	# A guest whose emulated CPUs lock up (qemu TCG; seen once in the virtio part of tune.sh
-	# after many clean runs) panics within seconds (softlockup_panic) and reports status 126;
+	# A guest whose emulated CPUs lock up (qemu TCG; seen in the virtio_net parts of tune.sh and
+	# diagnose after many clean runs) panics within seconds (softlockup_panic) and reports status 126;
 	# the file then runs once more in a fresh guest, and the hang is shown (the whole console
 	# is kept in $O/lab-hang-*.console.log). Any other failure, and a second hang, count as
 	# they are.

@@ -1,0 +1,84 @@
+#!/bin/bash
+# Ground truth for `ethtune diagnose` on txsim: every configured completion behaviour, diagnosed 3 times.
+# timeout: 3300
+set -u
+ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$ROOT/tests/lib/ktap.sh"
+ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
+. "$ROOT/tests/lab/lib/host.sh"
+lab_host_run "$0" "${LAB_DIAG_TIMEOUT:-1600}" "diagnose: ground-truth matrix on txsim"
+
+# ---- guest ----
+. "$ROOT/tests/lab/lib/guest.sh"
+. "$ROOT/tests/lab/lib/diagnose.sh"
+ktap_header "diagnose: ground-truth matrix on txsim in the guest ($(uname -r))"
+# txsim: 1 Gb/s, 2.5 ms one-way wire delay (the round trip exceeds every completion delay, so
+# ACKs do not overtake completions), completion at the end of serialization, pfifo_fast (on
+# 6.1 the TSQ sysctl applies to unpaced flows only). See docs/lab.md for why.
+WIRE_US=${LAB_DIAG_WIRE_US:-2500}
+
+txsim_case() {	# NAME: put txsim0 into the case's configuration
+	local A="ip netns exec $LAB_NS_A" B="ip netns exec $LAB_NS_B"
+	$A ethtool -C txsim0 tx-usecs 0 tx-frames 0 cqe-mode-tx off
+	$A ethtool --set-priv-flags txsim0 orphan-at-xmit off complete-on-next-xmit off
+	$A ip link set txsim0 mtu 1500; $B ip link set txsim1 mtu 1500
+	$A tc qdisc replace dev txsim0 root pfifo_fast
+	case $1 in
+	prompt) ;;
+	netem) $A tc qdisc replace dev txsim0 root netem delay 2ms limit 100000 ;;
+	delay2000) $A ethtool -C txsim0 tx-usecs 2000 ;;
+	delay4000) $A ethtool -C txsim0 tx-usecs 4000 ;;
+	delay2000-mtu9000|delay4000-mtu9000)
+		$A ethtool -C txsim0 tx-usecs ${1:5:4}
+		$A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000 ;;
+	orphan) $A ethtool -C txsim0 tx-usecs 2000
+		$A ethtool --set-priv-flags txsim0 orphan-at-xmit on ;;
+	next-xmit) $A ethtool -C txsim0 tx-usecs 16 tx-frames 32
+		$A ethtool --set-priv-flags txsim0 complete-on-next-xmit on ;;
+	cqe) $A ethtool -C txsim0 tx-usecs 600 cqe-mode-tx on ;;
+	esac
+}
+
+# LAB_DIAG_TXSIM_CASES picks cases while developing (empty: none); CI runs them all.
+TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt delay2000 delay4000 delay2000-mtu9000 delay4000-mtu9000 orphan next-xmit cqe netem}
+if [ -z "$TXSIM_CASES" ]; then
+	:
+elif ip link show txsim0 >/dev/null 2>&1; then
+	for d in txsim0 txsim1; do
+		echo "$WIRE_US" >/sys/class/net/$d/txsim/delay_us
+		echo 0 >/sys/class/net/$d/txsim/fifo_bytes
+		ethtool -s $d speed 1000
+	done
+	if lab_split txsim0 txsim1; then
+		ip netns exec $LAB_NS_A tc qdisc replace dev txsim0 root pfifo_fast
+		ip netns exec $LAB_NS_B tc qdisc replace dev txsim1 root pfifo_fast
+		serve_b
+		# Interleaved: each repetition goes through every case once.
+		for r in $(seq "$REPS"); do
+			for c in $TXSIM_CASES; do
+				txsim_case "$c"
+				run "txsim-$c.$r" txsim0 txsim1 || ktap_diag "txsim-$c.$r: diagnose failed"
+			done
+		done
+		txsim_case prompt
+		lab_unsplit
+		for c in $TXSIM_CASES; do
+			case $c in
+			prompt) check txsim-prompt "prompt-completion" ;;
+			delay*) check "txsim-$c" "delayed-completion" "${c:5:4}" ;;
+			orphan) check txsim-orphan "orphans-at-xmit" ;;
+			next-xmit) check txsim-next-xmit "completion-stalls" ;;
+			cqe) check txsim-cqe "delayed-completion" ;;
+			# a delay that is not in the driver: netem holds each skb 2 ms, but orphans
+			# it on enqueue (skb_orphan_partial), so TSQ does not wait for it and one
+			# flow keeps line rate; the driver completes promptly
+			netem) check txsim-netem "prompt-completion" ;;
+			esac
+		done
+	else
+		ktap_fail "txsim pair in two namespaces"
+	fi
+else
+	ktap_fail "txsim0 exists (txsim.ko loaded)"
+fi
+diag_finish

@@ -1,0 +1,79 @@
+# Guest-side helpers of the diagnose ground-truth files: one diagnose per run, checks over its repetitions.
+# Source inside the guest after lib/guest.sh; sets ETHTUNE_STATE_DIR, T (scratch) and REPS.
+export ETHTUNE_STATE_DIR=$(mktemp -d)
+T=$(mktemp -d)
+REPS=${LAB_DIAG_REPS:-3}
+jq_py() { python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
+
+SERVES=0
+serve_b() {	# the peer's server; its log is shown when a run fails
+	SERVES=$((SERVES + 1))
+	ip netns exec $LAB_NS_B "$ET" serve --bind 198.18.0.2 >/dev/null 2>"$T/serve.$SERVES.log" &
+	sleep 0.5
+}
+
+# run NAME DEV PEERDEV: one diagnose; JSON in $T/NAME.json; a diagnostic line with the numbers
+run() {
+	local name=$1 a=$2 b=$3 t0=$(date +%s) rc
+	ip netns exec $LAB_NS_A "$ET" --json diagnose "$a" --peer 198.18.0.2 --peer-dev "$b" \
+		--peer-netns $LAB_NS_B --duration 1 --warmup 0.3 --budget 30 \
+		>"$T/$name.json" 2>"$T/$name.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		sed 's/^/#   /' "$T/$name.err"
+		tail -n 3 "$T/serve.$SERVES.log" 2>/dev/null | sed 's/^/#   peer: /'
+		return $rc
+	fi
+	ktap_schema "$name: diagnose --json fits docs/schema/diagnose.json" diagnose "$T/$name.json"
+	ktap_diag "$name: $(jq_py "$T/$name.json" "'%s, D %.0f [%.0f, %.0f] us, one flow %.0f [%.0f, %.0f], two %.0f, %d rounds, measured loss %.0f%%, model %.0f%%' % (j['verdict'], j.get('d-us', -1), j.get('d-lo-us', -1), j.get('d-hi-us', -1), j.get('probe', {}).get('one-flow-mbps', -1), j.get('probe', {}).get('one-flow-lo-mbps', -1), j.get('probe', {}).get('one-flow-hi-mbps', -1), j.get('probe', {}).get('two-flows-mbps', -1), j.get('probe', {}).get('rounds', 0), j.get('measured-loss-pct', -1), j.get('model-loss-pct', -1))" 2>&1), $(($(date +%s) - t0)) s"
+	jq_py "$T/$name.json" "'\\n'.join(j.get('inconclusive-reason', '').split('\\n'))" 2>/dev/null | grep . | sed 's/^/#   inconclusive: /'
+}
+
+# check NAME ALLOWED [DELAY_US | LO-HI]: every repetition's headline is in ALLOWED
+# (|-separated); with DELAY_US, D is within 20% of it; with LO-HI, a range the truth is only
+# known to lie in, D's 95% interval reaches into it (a wait spread over the range gives a median
+# whose interval is as wide as the spread; a prompt device's interval stays far below it)
+check() {
+	local name=$1 allowed=$2 us=${3:-} r v d dlo dhi lo hi want="" bad="" cond
+	case $us in
+	*-*) lo=${us%-*} hi=${us#*-} want=", D's interval reaches [$lo, $hi] us" ;;
+	?*) lo=$((us * 8 / 10)) hi=$((us * 12 / 10)) want=", D within 20% of $us us" ;;
+	esac
+	for r in $(seq "$REPS"); do
+		v=$(jq_py "$T/$name.$r.json" "j['verdict']" 2>/dev/null)
+		case "|$allowed|" in *"|$v|"*) ;; *) bad="$bad run $r: $v;" ;; esac
+		if [ -n "$us" ]; then
+			d=$(jq_py "$T/$name.$r.json" "j.get('d-us', -1)" 2>/dev/null)
+			dlo=$(jq_py "$T/$name.$r.json" "j.get('d-lo-us', -1)" 2>/dev/null)
+			dhi=$(jq_py "$T/$name.$r.json" "j.get('d-hi-us', -1)" 2>/dev/null)
+			case $us in
+			*-*) cond="${dlo:--1} >= 0 and ${dlo:--1} <= $hi and ${dhi:--1} >= $lo" ;;
+			*) cond="$lo <= ${d:--1} <= $hi" ;;
+			esac
+			python3 -c "import sys; sys.exit(0 if $cond else 1)" ||
+				bad="$bad run $r: D $d [$dlo, $dhi] us;"
+		fi
+	done
+	[ -z "$bad" ] && ktap_ok "$name: $allowed in $REPS of $REPS runs$want" ||
+		ktap_fail "$name: $allowed in $REPS of $REPS runs$want ($bad)"
+}
+
+# check_none NAME FORBIDDEN: no repetition's headline is in FORBIDDEN (|-separated)
+check_none() {
+	local name=$1 forbidden=$2 r v bad=""
+	for r in $(seq "$REPS"); do
+		v=$(jq_py "$T/$name.$r.json" "j['verdict']" 2>/dev/null)
+		case "|$forbidden|" in *"|$v|"*) bad="$bad run $r: $v;" ;; esac
+		[ -n "$v" ] || bad="$bad run $r: no verdict;"
+	done
+	[ -z "$bad" ] && ktap_ok "$name: no completion finding ($forbidden) in $REPS runs" ||
+		ktap_fail "$name: no completion finding ($forbidden) in $REPS runs ($bad)"
+}
+
+# diag_finish: the kernel log holds no driver bug; the KTAP plan
+diag_finish() {
+	local bad
+	bad=$(lab_dmesg_bad)
+	[ -z "$bad" ] && ktap_ok "no WARNING/BUG in dmesg" || { ktap_fail "no WARNING/BUG in dmesg"; printf '%s\n' "$bad" | head -20 | sed 's/^/# /'; }
+	ktap_finish
+}
