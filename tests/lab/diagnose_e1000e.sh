@@ -37,7 +37,12 @@ if lab_split ee0 ee1; then
 	done
 	ee_itr 3
 	lab_unsplit
-	check e1000e-default "prompt-completion"
+	# At its default ITR e1000e completes within ~50 us. Now and then qemu's e1000e stalls one
+	# flow for reasons outside TX completion (CI-G: one flow 374 [-59, 808] Mbit/s over 7 rounds,
+	# two flows 700, D 43 us): the loss is real but no completion delay explains it, and diagnose
+	# says inconclusive, naming what to look at. That is right; a completion finding never is,
+	# and D must read prompt either way.
+	check e1000e-default "prompt-completion|inconclusive" "<200"
 	# rx-usecs 8000 is e1000e's ITR, which gates its TX cleanup: one skb alone waits for the
 	# next of interrupts 8 ms apart, a median of 4-5 ms (a quarter to all of the interval). Under bulk load qemu's e1000e is bimodal from run to run: one
 	# flow either stays near line rate (the model's 35% cost is not seen: inconclusive, the

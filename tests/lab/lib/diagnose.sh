@@ -29,13 +29,15 @@ run() {
 	jq_py "$T/$name.json" "'\\n'.join(j.get('inconclusive-reason', '').split('\\n'))" 2>/dev/null | grep . | sed 's/^/#   inconclusive: /'
 }
 
-# check NAME ALLOWED [DELAY_US | LO-HI]: every repetition's headline is in ALLOWED
+# check NAME ALLOWED [DELAY_US | LO-HI | <MAX]: every repetition's headline is in ALLOWED
 # (|-separated); with DELAY_US, D is within 20% of it; with LO-HI, a range the truth is only
 # known to lie in, D's 95% interval reaches into it (a wait spread over the range gives a median
-# whose interval is as wide as the spread; a prompt device's interval stays far below it)
+# whose interval is as wide as the spread; a prompt device's interval stays far below it); with
+# <MAX, D's whole 95% interval lies below MAX us (a prompt device)
 check() {
 	local name=$1 allowed=$2 us=${3:-} r v d dlo dhi lo hi want="" bad="" cond
 	case $us in
+	"<"*) hi=${us#<} want=", D's interval below $hi us" ;;
 	*-*) lo=${us%-*} hi=${us#*-} want=", D's interval reaches [$lo, $hi] us" ;;
 	?*) lo=$((us * 8 / 10)) hi=$((us * 12 / 10)) want=", D within 20% of $us us" ;;
 	esac
@@ -47,6 +49,7 @@ check() {
 			dlo=$(jq_py "$T/$name.$r.json" "j.get('d-lo-us', -1)" 2>/dev/null)
 			dhi=$(jq_py "$T/$name.$r.json" "j.get('d-hi-us', -1)" 2>/dev/null)
 			case $us in
+			"<"*) cond="0 <= ${dhi:--1} < $hi" ;;
 			*-*) cond="${dlo:--1} >= 0 and ${dlo:--1} <= $hi and ${dhi:--1} >= $lo" ;;
 			*) cond="$lo <= ${d:--1} <= $hi" ;;
 			esac
