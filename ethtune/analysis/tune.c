@@ -33,12 +33,14 @@ static const char *const rules[] = {
 };
 
 /* Lower is better; unknown interrupt rates fall back to CPU, then to a larger delay. */
+/* What a setting costs in completion interrupts, as the rule says: the measured rate, or where
+ * the device's interrupts cannot be counted (no /proc/interrupts line: txsim, a software device)
+ * the largest delay. Not sender CPU: among settings of equal throughput it is noise, and the
+ * pick would change from run to run. */
 static double cost_irq(const struct coal_point *p)
 {
 	if (!isnan(p->irq_per_s))
 		return p->irq_per_s;
-	if (!isnan(p->cpu_per_gbps))
-		return p->cpu_per_gbps * 1e6;
 	return -(double)p->val[0];
 }
 
