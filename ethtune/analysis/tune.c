@@ -32,11 +32,10 @@ static const char *const rules[] = {
 			 "of the best and RR p99 within twice the best",
 };
 
-/* Lower is better; unknown interrupt rates fall back to CPU, then to a larger delay. */
-/* What a setting costs in completion interrupts, as the rule says: the measured rate, or where
- * the device's interrupts cannot be counted (no /proc/interrupts line: txsim, a software device)
- * the largest delay. Not sender CPU: among settings of equal throughput it is noise, and the
- * pick would change from run to run. */
+/* Lower is better. What a setting costs in completion interrupts, as the rule says: the measured
+ * rate, or where the device's interrupts cannot be counted (no /proc/interrupts line: txsim, a
+ * software device) the largest delay. Not sender CPU: among settings of equal throughput it is
+ * noise, and the pick would change from run to run. */
 static double cost_irq(const struct coal_point *p)
 {
 	if (!isnan(p->irq_per_s))
