@@ -181,6 +181,24 @@ static double goodput_mbps(const struct model_in *base, double rate_mbps)
 	return model_derive(&in, &mo) ? rate_mbps * GOODPUT_SHARE : mo.goodput_max_bps / 1e6;
 }
 
+/* What the one-flow rounds' counters add up to (the evidence beside the throughput). */
+static void flow_evidence(struct flows *fl, const struct probe_result *r)
+{
+	const struct probe_devstats *s = &r->dev;
+
+	fl->have_qstats |= s->have_qstats;
+	fl->tx_stop += s->tx_stop;
+	fl->tx_wake += s->tx_wake;
+	fl->have_stall |= s->have_stall;
+	fl->stall_cnt += s->bql_stall_cnt;
+	if (s->bql_stall_max_ms > fl->stall_max_ms)
+		fl->stall_max_ms = s->bql_stall_max_ms;
+	fl->have_tcpext |= s->have_tcpext;
+	fl->spurious_rtx += s->spurious_rtx_hostq;
+	fl->sndbuf_limited_us += r->sender_ti.sndbuf_limited_us;
+	fl->busy_us += r->sender_ti.busy_us;
+}
+
 /* One and two flows in interleaved rounds (ABBA order, so drift hits both alike) until both
  * means are known to within width (relative half-width of the CI_LEVEL interval) or the budget
  * is spent; at least MIN_ROUNDS rounds. */
@@ -219,6 +237,7 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 						     : NAN;
 			fl->proc_cpu += r->local.proc_cpu;
 			fl->sys_cpu += r->local.cpu_util;
+			flow_evidence(fl, r);
 		}
 		if (ret)
 			break;
@@ -418,11 +437,34 @@ static void decide_orphan(const char *dev, struct diag *d)
 		    "ethtune set %s coalesce %s 1 --allow-link-down", dev, d->knob);
 }
 
+/* The counters that saw the late completions, where they saw any: a stopped queue, a stall
+ * BQL detected, a retransmit held back behind its uncompleted original. */
+static void counter_evidence(struct diag *d, int k)
+{
+	const struct flows *fl = &d->fl;
+
+	if (fl->have_qstats && fl->tx_stop)
+		ev(d, k,
+		   "the TX queue stopped %llu times and woke %llu times in the one-flow rounds "
+		   "(qstats tx-stop, tx-wake): the ring filled behind completions",
+		   (unsigned long long)fl->tx_stop, (unsigned long long)fl->tx_wake);
+	if (fl->have_stall && fl->stall_cnt)
+		ev(d, k,
+		   "BQL's stall detector counted %llu stalls, the longest %llu ms (stall_cnt, "
+		   "stall_max)",
+		   (unsigned long long)fl->stall_cnt, (unsigned long long)fl->stall_max_ms);
+	if (fl->have_tcpext && fl->spurious_rtx)
+		ev(d, k,
+		   "%llu retransmits were held back because the original skb was not yet "
+		   "completed (TcpExt TCPSpuriousRtxHostQueues)",
+		   (unsigned long long)fl->spurious_rtx);
+}
+
 /* Decide among the findings that cost throughput; the headline explains most of the loss. */
 void diag_decide(const char *dev, struct diag *d)
 {
 	double late_at = NAN, best = -1;
-	bool late, explained;
+	bool late, explained, stall;
 	int k;
 
 	d->headline = H_PROMPT;
@@ -462,6 +504,10 @@ void diag_decide(const char *dev, struct diag *d)
 	late = !isnan(late_at) && d->D_lo > late_at;
 	/* the model says this delay costs one flow here: it is (part of) the measured loss */
 	explained = d->mloss_hi >= MATERIAL;
+	/* Late alone is no finding: a delay counts only by what it costs at this device's rate
+	 * under this kernel's TSQ rules (a guest's 176 us on a knob that allows 0 costs nothing
+	 * at 1 Gbit/s with a 4 MiB limit). */
+	stall = late && explained;
 
 	if (d->did_mtu && d->mtus.collapse) {
 		const struct mtu_point *p0 = &d->mtus.p[0], *pc = &d->mtus.p[d->mtus.collapse_i];
@@ -477,13 +523,18 @@ void diag_decide(const char *dev, struct diag *d)
 		    d->mtus.p[d->mtus.collapse_i - 1].mtu);
 	}
 	if (d->loss_lo >= MATERIAL) {
-		if (late) {
+		if (stall) {
 			finding(d, F_STALL, d->loss, d->loss_lo, d->loss_hi);
 			ev(d, F_STALL,
 			   "completions come %.0f us [%.0f, %.0f] after xmit, more than %.0fx what "
 			   "%s %.0f allows (with the host's %.0f us timer floor)",
 			   d->D, d->D_lo, d->D_hi, LATE_FACTOR, d->knob ? d->knob : "the setting",
 			   d->allowed_us, isnan(d->floor_us) ? 0 : d->floor_us);
+			ev(d, F_STALL,
+			   "at %.0f Mbit/s and tcp_limit_output_bytes %llu the model predicts one flow "
+			   "loses %.0f%% [%.0f, %.0f] to that delay",
+			   d->mi.rate_bps / 1e6, (unsigned long long)d->tsq_now, 100 * d->mloss,
+			   100 * d->mloss_lo, 100 * d->mloss_hi);
 			ev(d, F_STALL,
 			   "one flow %.0f Mbit/s [%.0f, %.0f], two flows %.0f [%.0f, %.0f] (Welch "
 			   "p %.3f): completions wait for something else (the next transmit, a "
@@ -510,7 +561,7 @@ void diag_decide(const char *dev, struct diag *d)
 				   "cqe-mode-tx is on: the completion timer restarts with every "
 				   "completion, so a busy ring waits for its quiet end");
 		}
-		if (!late && (d->fl.proc_cpu >= CPU_BUSY_PCT || d->fl.sys_cpu >= CPU_BUSY_PCT) &&
+		if (!stall && (d->fl.proc_cpu >= CPU_BUSY_PCT || d->fl.sys_cpu >= CPU_BUSY_PCT) &&
 		    (!explained || d->mloss_hi < EXPLAINS_SHARE * d->loss)) {
 			double e = d->loss - (explained ? d->mloss_hi : 0);
 
@@ -530,6 +581,8 @@ void diag_decide(const char *dev, struct diag *d)
 			best = d->f[k].loss;
 			d->headline = k;
 		}
+	if (d->headline == F_STALL || d->headline == F_DELAYED)
+		counter_evidence(d, d->headline);
 	if (d->headline == F_DELAYED)
 		remedies_delayed(dev, d);
 	if (d->headline == F_STALL) {
@@ -753,6 +806,23 @@ static void print_diag(const struct diag *d)
 		print_float(PRINT_ANY, "sender-cpu-pct", "  sender CPU %.0f%% of one CPU",
 			    fl->proc_cpu);
 		print_float(PRINT_ANY, "host-cpu-pct", ", host %.0f%%\n", fl->sys_cpu);
+		print_text("  one-flow rounds:");
+		if (fl->have_qstats) {
+			print_uint(PRINT_ANY, "tx-stop", " tx-stop %llu", fl->tx_stop);
+			print_uint(PRINT_ANY, "tx-wake", " tx-wake %llu", fl->tx_wake);
+		} else {
+			print_na("tx-stop", " tx-stop %s");
+		}
+		if (fl->have_stall)
+			print_uint(PRINT_ANY, "bql-stall-cnt", ", BQL stall-cnt %llu", fl->stall_cnt);
+		else
+			print_na("bql-stall-cnt", ", BQL stall-cnt %s");
+		if (fl->have_tcpext)
+			print_uint(PRINT_ANY, "spurious-rtx-host-queues",
+				   ", TCPSpuriousRtxHostQueues %llu", fl->spurious_rtx);
+		print_uint(PRINT_ANY, "sndbuf-limited-us", ", sndbuf-limited %llu us",
+			   fl->sndbuf_limited_us);
+		print_uint(PRINT_ANY, "busy-us", " of %llu busy\n", fl->busy_us);
 		close_json_object();
 		print_pct("measured-loss-pct", "measured: one flow loses %.0f%%", d->loss);
 		print_pct("measured-loss-lo-pct", " [%.0f,", d->loss_lo);

@@ -216,6 +216,38 @@ static void print_devstats(const char *key, const char *label, const struct prob
 		print_uint(PRINT_ANY, "interrupts", ", interrupts %llu",
 			   (unsigned long long)d->irqs);
 		print_uint(PRINT_ANY, "irq-lines", " (%u irq lines)\n", d->irq_lines);
+		print_uint(PRINT_ANY, "tx-queues", "  %u TX queues:", d->n_txq);
+		if (d->have_bql) {
+			print_uint(PRINT_ANY, "bql-limit", " BQL limit %llu",
+				   (unsigned long long)d->bql_limit);
+			print_uint(PRINT_ANY, "bql-inflight", " inflight %llu",
+				   (unsigned long long)d->bql_inflight);
+		} else {
+			print_na("bql-limit", " BQL limit %s");
+		}
+		if (d->have_stall) {
+			print_uint(PRINT_ANY, "bql-stall-cnt", ", stall-cnt +%llu",
+				   (unsigned long long)d->bql_stall_cnt);
+			print_uint(PRINT_ANY, "bql-stall-max-ms", " (stall-max %llu ms)",
+				   (unsigned long long)d->bql_stall_max_ms);
+		} else {
+			print_na("bql-stall-cnt", ", stall-cnt %s");
+		}
+		if (d->have_qstats) {
+			print_uint(PRINT_ANY, "tx-stop", ", tx-stop +%llu",
+				   (unsigned long long)d->tx_stop);
+			print_uint(PRINT_ANY, "tx-wake", " tx-wake +%llu",
+				   (unsigned long long)d->tx_wake);
+		} else {
+			print_na("tx-stop", ", tx-stop %s");
+		}
+		if (d->have_tcpext)
+			print_uint(PRINT_ANY, "spurious-rtx-host-queues",
+				   ", TcpExt TCPSpuriousRtxHostQueues +%llu",
+				   (unsigned long long)d->spurious_rtx_hostq);
+		else
+			print_na("spurious-rtx-host-queues", ", TcpExt TCPSpuriousRtxHostQueues %s");
+		print_nl();
 		open_json_object("ethtool-stats");
 		if (d->n_ethtool)
 			print_text("  ethtool -S deltas:");
@@ -298,8 +330,10 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 		print_uint(PRINT_ANY, "rttvar-us", ", rttvar %u us", t->rttvar_us);
 		print_uint(PRINT_ANY, "snd-cwnd", ", cwnd %u", t->snd_cwnd);
 		print_uint(PRINT_JSON, "snd-mss", NULL, t->snd_mss);
-		print_float(PRINT_ANY, "delivery-rate-mbps", ", delivery-rate %.0f Mbit/s\n",
+		print_float(PRINT_ANY, "delivery-rate-mbps", ", delivery-rate %.0f Mbit/s",
 			    t->delivery_rate * 8 / 1e6);
+		print_uint(PRINT_ANY, "bytes-sent", ", bytes-sent %llu\n",
+			   (unsigned long long)t->bytes_sent);
 		print_uint(PRINT_ANY, "busy-us", "  busy %llu us", (unsigned long long)t->busy_us);
 		print_uint(PRINT_ANY, "rwnd-limited-us", ", rwnd-limited %llu us",
 			   (unsigned long long)t->rwnd_limited_us);

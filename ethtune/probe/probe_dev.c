@@ -67,6 +67,68 @@ out:
 	close(fd);
 }
 
+/* Per-queue tx-stop and tx-wake summed (netdev qstats); left as they are where unknown. */
+static void dev_qstats(const char *dev, uint64_t *stop, uint64_t *wake)
+{
+	(void)dev;
+	(void)stop;
+	(void)wake;
+}
+
+/* Sums over the TX queues' byte_queue_limits files; all ones where a file is absent. */
+static void bql_snap(const char *dev, struct dev_snap *s)
+{
+	static const char *const files[] = { "limit", "inflight", "stall_cnt", "stall_max" };
+	uint64_t *sum[] = { &s->bql_limit, &s->bql_inflight, &s->stall_cnt, &s->stall_max };
+	char path[320];
+	unsigned int q, i;
+	uint64_t v;
+
+	for (i = 0; i < 4; i++)
+		*sum[i] = UINT64_MAX;
+	for (q = 0;; q++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", dev, q);
+		if (access(path, F_OK))
+			break;
+		for (i = 0; i < 4; i++) {
+			snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s",
+				 dev, q, files[i]);
+			if (read_file_u64(path, &v))
+				continue;
+			if (*sum[i] == UINT64_MAX)
+				*sum[i] = 0;
+			/* stall_max is the longest stall seen (ms): the maximum, not a sum */
+			*sum[i] = i == 3 ? (v > *sum[i] ? v : *sum[i]) : *sum[i] + v;
+		}
+	}
+	s->n_txq = q;
+}
+
+/* One TcpExt counter of this namespace (/proc/net/netstat: a names line, then a values line). */
+static uint64_t tcpext(const char *name)
+{
+	char names[8192], vals[8192], *sn, *sv, *n, *v;
+	uint64_t r = UINT64_MAX;
+	FILE *f = fopen("/proc/net/netstat", "r");
+
+	if (!f)
+		return r;
+	while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+		if (strncmp(names, "TcpExt:", 7) || strncmp(vals, "TcpExt:", 7))
+			continue;
+		n = strtok_r(names + 7, " \n", &sn);
+		v = strtok_r(vals + 7, " \n", &sv);
+		for (; n && v; n = strtok_r(NULL, " \n", &sn), v = strtok_r(NULL, " \n", &sv))
+			if (!strcmp(n, name)) {
+				r = strtoull(v, NULL, 10);
+				break;
+			}
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
 void dev_snap(const char *dev, struct dev_snap *s)
 {
 	char path[256], line[4096];
@@ -104,6 +166,10 @@ void dev_snap(const char *dev, struct dev_snap *s)
 		fclose(f);
 	}
 	ethtool_stats(dev, s);
+	bql_snap(dev, s);
+	s->tx_stop = s->tx_wake = UINT64_MAX;
+	dev_qstats(dev, &s->tx_stop, &s->tx_wake);
+	s->spurious_rtx_hostq = tcpext("TCPSpuriousRtxHostQueues");
 }
 
 void dev_snap_free(struct dev_snap *s)
@@ -164,6 +230,27 @@ void dev_delta(struct probe_devstats *d, const char *dev, const struct dev_snap 
 	d->tx_dropped += b->st[5] - a->st[5];
 	d->irqs += b->irqs - a->irqs;
 	d->irq_lines = b->irq_lines;
+	d->n_txq = b->n_txq;
+	if (b->bql_limit != UINT64_MAX) {
+		d->have_bql = true;
+		d->bql_limit = b->bql_limit;
+		d->bql_inflight = b->bql_inflight != UINT64_MAX ? b->bql_inflight : 0;
+	}
+	if (a->stall_cnt != UINT64_MAX && b->stall_cnt != UINT64_MAX) {
+		d->have_stall = true;
+		d->bql_stall_cnt += b->stall_cnt - a->stall_cnt;
+		if (b->stall_max != UINT64_MAX && b->stall_max > d->bql_stall_max_ms)
+			d->bql_stall_max_ms = b->stall_max;
+	}
+	if (a->tx_stop != UINT64_MAX && b->tx_stop != UINT64_MAX) {
+		d->have_qstats = true;
+		d->tx_stop += b->tx_stop - a->tx_stop;
+		d->tx_wake += b->tx_wake - a->tx_wake;
+	}
+	if (a->spurious_rtx_hostq != UINT64_MAX && b->spurious_rtx_hostq != UINT64_MAX) {
+		d->have_tcpext = true;
+		d->spurious_rtx_hostq += b->spurious_rtx_hostq - a->spurious_rtx_hostq;
+	}
 	for (i = 0; i < b->n_es && i < a->n_es; i++) {
 		uint64_t delta = b->es[i] - a->es[i];
 
@@ -196,6 +283,23 @@ json_t *devstats_json(const struct probe_devstats *d)
 
 	for (i = 0; i < 8; i++)
 		json_object_set_new(o, dev_keys[i], json_integer((json_int_t)v[i]));
+	json_object_set_new(o, "txq", json_integer(d->n_txq));
+	if (d->have_bql) {
+		json_object_set_new(o, "bql_limit", json_integer((json_int_t)d->bql_limit));
+		json_object_set_new(o, "bql_inflight", json_integer((json_int_t)d->bql_inflight));
+	}
+	if (d->have_stall) {
+		json_object_set_new(o, "bql_stall_cnt", json_integer((json_int_t)d->bql_stall_cnt));
+		json_object_set_new(o, "bql_stall_max_ms",
+				    json_integer((json_int_t)d->bql_stall_max_ms));
+	}
+	if (d->have_qstats) {
+		json_object_set_new(o, "tx_stop", json_integer((json_int_t)d->tx_stop));
+		json_object_set_new(o, "tx_wake", json_integer((json_int_t)d->tx_wake));
+	}
+	if (d->have_tcpext)
+		json_object_set_new(o, "spurious_rtx_hostq",
+				    json_integer((json_int_t)d->spurious_rtx_hostq));
 	for (i = 0; i < d->n_ethtool; i++) {
 		snprintf(k, sizeof(k), "es:%.28s", d->ethtool_name[i]);
 		json_object_set_new(o, k, json_integer((json_int_t)d->ethtool_delta[i]));
@@ -218,6 +322,29 @@ void devstats_parse(json_t *o, const char *dev, struct probe_devstats *d)
 	for (i = 0; i < 7; i++)
 		*v[i] += json_integer_value(json_object_get(o, dev_keys[i]));
 	d->irq_lines = json_integer_value(json_object_get(o, "irq_lines"));
+	d->n_txq = json_integer_value(json_object_get(o, "txq"));
+	if ((x = json_object_get(o, "bql_limit"))) {
+		d->have_bql = true;
+		d->bql_limit = json_integer_value(x);
+		d->bql_inflight = json_integer_value(json_object_get(o, "bql_inflight"));
+	}
+	if ((x = json_object_get(o, "bql_stall_cnt"))) {
+		uint64_t m = json_integer_value(json_object_get(o, "bql_stall_max_ms"));
+
+		d->have_stall = true;
+		d->bql_stall_cnt += json_integer_value(x);
+		if (m > d->bql_stall_max_ms)
+			d->bql_stall_max_ms = m;
+	}
+	if ((x = json_object_get(o, "tx_stop"))) {
+		d->have_qstats = true;
+		d->tx_stop += json_integer_value(x);
+		d->tx_wake += json_integer_value(json_object_get(o, "tx_wake"));
+	}
+	if ((x = json_object_get(o, "spurious_rtx_hostq"))) {
+		d->have_tcpext = true;
+		d->spurious_rtx_hostq += json_integer_value(x);
+	}
 	json_object_foreach(o, k, x)
 	{
 		if (strncmp(k, "es:", 3))

@@ -577,6 +577,7 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 			f->ti_a.busy = ti.tcpi_busy_time;
 			f->ti_a.rwnd = ti.tcpi_rwnd_limited;
 			f->ti_a.sndbuf = ti.tcpi_sndbuf_limited;
+			f->ti_a.bytes_sent = ti.tcpi_bytes_sent;
 		}
 	}
 	e->wmem_sum = 0;
@@ -618,6 +619,7 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 			t->busy_us += ti.tcpi_busy_time - f->ti_a.busy;
 			t->rwnd_limited_us += ti.tcpi_rwnd_limited - f->ti_a.rwnd;
 			t->sndbuf_limited_us += ti.tcpi_sndbuf_limited - f->ti_a.sndbuf;
+			t->bytes_sent += ti.tcpi_bytes_sent - f->ti_a.bytes_sent;
 		}
 	}
 	if (e->wmem_n) {
@@ -692,14 +694,15 @@ json_t *eng_result_msg(const struct eng *e)
 	if (s->ti.valid)
 		json_object_set_new(
 			m, "tcp_info",
-			json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "retrans",
+			json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "retrans",
 				  (json_int_t)s->ti.retrans, "rtt_us", (json_int_t)s->ti.rtt_us,
 				  "rttvar_us", (json_int_t)s->ti.rttvar_us, "snd_cwnd",
 				  (json_int_t)s->ti.snd_cwnd, "snd_mss", (json_int_t)s->ti.snd_mss,
 				  "delivery_rate", (json_int_t)s->ti.delivery_rate, "busy_us",
 				  (json_int_t)s->ti.busy_us, "rwnd_limited_us",
 				  (json_int_t)s->ti.rwnd_limited_us, "sndbuf_limited_us",
-				  (json_int_t)s->ti.sndbuf_limited_us));
+				  (json_int_t)s->ti.sndbuf_limited_us, "bytes_sent",
+				  (json_int_t)s->ti.bytes_sent));
 	if (e->devstats && e->devstats->valid) {
 		json_object_set_new(m, "dev", json_string(e->devstats->dev));
 		json_object_set_new(m, "dev_stats", devstats_json(e->devstats));
@@ -735,6 +738,7 @@ void eng_result_parse(json_t *m, struct probe_side *s)
 		TI(busy_us, "busy_us");
 		TI(rwnd_limited_us, "rwnd_limited_us");
 		TI(sndbuf_limited_us, "sndbuf_limited_us");
+		TI(bytes_sent, "bytes_sent");
 #undef TI
 	}
 }

@@ -43,6 +43,11 @@ struct flows {
 	double wait_med; /* median time a byte waits below TCP in one flow, us (NaN unmeasured) */
 	double proc_cpu; /* sending process, % of one CPU, mean */
 	double sys_cpu;	 /* whole host, %, mean */
+	/* Evidence over the one-flow rounds: the device's queue stops and wakes (qstats), BQL's
+	 * stall detector, TcpExt TCPSpuriousRtxHostQueues, tcp_info's sndbuf-limited time */
+	bool have_qstats, have_stall, have_tcpext;
+	uint64_t tx_stop, tx_wake, stall_cnt, stall_max_ms, spurious_rtx;
+	uint64_t sndbuf_limited_us, busy_us;
 };
 
 struct diag {

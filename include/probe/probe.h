@@ -58,6 +58,7 @@ struct probe_tcpinfo {
 	uint32_t snd_cwnd, snd_mss;
 	uint64_t delivery_rate;				      /* bytes/s, summed over flows */
 	uint64_t busy_us, rwnd_limited_us, sndbuf_limited_us; /* in the window, summed */
+	uint64_t bytes_sent; /* tcpi_bytes_sent in the window (retransmits included), summed */
 	/* sk_wmem_alloc (SO_MEMINFO): truesize of this side's skbs below TCP, in the qdisc and
 	 * the driver until freed; mean of samples every 2 ms over the window, flows summed.
 	 * Divided by the throughput it is the time a byte waits for its TX completion. */
@@ -72,6 +73,18 @@ struct probe_devstats {
 	uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes, rx_dropped, tx_dropped;
 	uint64_t irqs; /* /proc/interrupts lines naming the device */
 	unsigned int irq_lines;
+	/* BQL over the TX queues (sysfs byte_queue_limits): the limits and bytes in flight summed
+	 * at the window's end, and stall_cnt's change (the stall detector, 6.9+) */
+	bool have_bql, have_stall;
+	unsigned int n_txq;
+	uint64_t bql_limit, bql_inflight, bql_stall_cnt, bql_stall_max_ms;
+	/* Queues stopped and woken (netdev qstats tx-stop/tx-wake, summed over queues) */
+	bool have_qstats;
+	uint64_t tx_stop, tx_wake;
+	/* TcpExt of the side's namespace: retransmits held back because the original skb was
+	 * still below TCP (not yet completed) */
+	bool have_tcpext;
+	uint64_t spurious_rtx_hostq;
 	unsigned int n_ethtool; /* ethtool -S counters that changed */
 	char ethtool_name[PROBE_MAX_ETHTOOL][32];
 	uint64_t ethtool_delta[PROBE_MAX_ETHTOOL];

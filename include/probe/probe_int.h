@@ -22,7 +22,7 @@ struct eng_flow {
 	uint64_t bytes_a, trans_a, bytes_b, trans_b;
 	struct tcp_info_snap {
 		uint32_t total_retrans;
-		uint64_t busy, rwnd, sndbuf;
+		uint64_t busy, rwnd, sndbuf, bytes_sent;
 	} ti_a;
 	struct stats_hist *hist; /* rr/crr client */
 	int err;		 /* -errno from the worker */
@@ -89,6 +89,11 @@ void eng_abort(struct eng *e);
 /* Device telemetry (probe_dev.c). */
 struct dev_snap {
 	uint64_t st[6], irqs;
+	/* BQL sums over TX queues; -1 (all ones) where the files are absent */
+	uint64_t bql_limit, bql_inflight, stall_cnt, stall_max;
+	unsigned int n_txq;
+	uint64_t tx_stop, tx_wake; /* qstats; ~0 unknown */
+	uint64_t spurious_rtx_hostq; /* ~0 unknown */
 	unsigned int irq_lines, n_es;
 	char (*es_names)[32];
 	uint64_t *es;
