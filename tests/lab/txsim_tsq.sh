@@ -1,5 +1,6 @@
 #!/bin/bash
 # Lab ground truth: through txsim, slow TX completions make a single flow TSQ-bound; orphaning hides it.
+# kernels: stable sid
 #
 # Setup (stated so the numbers can be compared): txsim pair at 1000 Mb/s, one-way wire delay
 # LAB_TSQ_DELAY_US (1000 us) each way, NIC TX buffer txsim/fifo_bytes 262144 (frames complete once

@@ -1,5 +1,6 @@
 #!/bin/bash
 # Driver lab: boots Debian's kernel under qemu (TCG) with real NIC drivers and txsim, runs a command.
+# kernels: stable sid
 #
 #   tests/lab/vm.sh setup                      install packages, fetch kernel, build initramfs+txsim.ko
 #   tests/lab/vm.sh run [--timeout S] [--mem MB] [--keep] -- CMD...
