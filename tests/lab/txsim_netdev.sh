@@ -12,7 +12,7 @@ ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"
 ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
 . "$ROOT/tests/lab/lib/host.sh"
-lab_host_run "$0" "${LAB_NETDEV_TIMEOUT:-300}" "txsim and the netdev interfaces of the booted kernel"
+lab_host_run "$0" "${LAB_NETDEV_TIMEOUT:-300}" "txsim and the booted kernel's netdev interfaces"
 
 # ---- guest ----
 . "$ROOT/tests/lab/lib/guest.sh"
@@ -22,6 +22,9 @@ T=$(mktemp -d)
 KV=$(uname -r | awk -F'[.-]' '{print $1 * 1000 + $2}')
 since() { [ "$KV" -ge $(($1 * 1000 + $2)) ]; }	# since MAJOR MINOR: the booted kernel is as new
 py() { python3 -c "import json, sys; j = json.load(open('$1')); $2"; }
+why() {	# why FILE KEY: why the kernel gave no KEY (the request's error, or no netdev family)
+	py "$1" "print(j['errors'].get('$2', 'no netdev family' if not j['family'] else 'empty'))"
+}
 ktap_header "txsim and the netdev interfaces of $(uname -r)"
 if ! ip link show txsim0 >/dev/null 2>&1; then
 	ktap_fail "txsim0 exists (txsim.ko loaded)"; ktap_finish; exit 0
@@ -30,7 +33,8 @@ fi
 # What each driver exposes: queues and their NAPI ids, NAPIs and IRQs, qstats, BQL stall files.
 show_dev() {	# show_dev DEV [NETNS]
 	local dev=$1 ns=${2:+ip netns exec $2} q
-	$ns $NL "$dev" >"$T/$dev.json" 2>"$T/$dev.err" || { ktap_diag "$dev: $(cat "$T/$dev.err")"; return; }
+	$ns $NL "$dev" >"$T/$dev.json" 2>"$T/$dev.err" ||
+		{ ktap_diag "$dev: $(cat "$T/$dev.err")"; return; }
 	q=/sys/class/net/$dev/queues/tx-0/byte_queue_limits
 	ktap_diag "$dev ($(ethtool -i "$dev" 2>/dev/null | sed -n 's/^driver: //p')): $(py "$T/$dev.json" "
 f = lambda l: ', '.join(l) or 'none'
@@ -63,13 +67,14 @@ sys.exit(0 if q.get('rx') and q.get('tx') and q['rx'] != q['tx'] and
 	fi
 else
 	py "$T/q.json" "sys.exit(0 if not j.get('queues') else 1)" &&
-		ktap_ok "queues: no queue-NAPI link before 6.8 ($(py "$T/q.json" "print(j['errors'].get('queues', 'no netdev family' if not j['family'] else 'empty'))"))" ||
+		ktap_ok "queues: no queue-NAPI link before 6.8 ($(why "$T/q.json" queues))" ||
 		ktap_fail "queues: no queue-NAPI link before 6.8 ($(cat "$T/q.json"))"
 fi
 
 # ---- per-queue stats ----
 qs() {	# qs FILE KEY: txsim0's queue-0 stat of the queue type KEY names
-	py "$1" "print([s for s in j.get('qstats', []) if s['queue-type'] == '${2%%-*}' and s['queue-id'] == 0][0].get('$2', -1))"
+	py "$1" "print([s for s in j.get('qstats', [])
+	       if s['queue-type'] == '${2%%-*}' and s['queue-id'] == 0][0].get('$2', -1))"
 }
 # between E1 E2 V: V lies within [E1, E2] (ethtool read before and after the qstats read)
 between() { [ "$1" -le "$3" ] && [ "$3" -le "$2" ]; }
@@ -109,7 +114,8 @@ if since 6 10; then
 	stops=$(($(qs "$T/full.1.json" tx-stop) - $(qs "$T/full.0.json" tx-stop)))
 	[ -z "$QBAD" ] && [ "$stops" -gt 0 ] &&
 		ktap_ok "qstats: a full ring counts $stops stops and as many wakes, as ethtool's tx_ring_full" ||
-		ktap_fail "qstats: a full ring counts stops and as many wakes, as ethtool's tx_ring_full (stops $stops;$QBAD)"
+		ktap_fail "qstats: a full ring counts stops and as many wakes, as ethtool's" \
+			"tx_ring_full (stops $stops;$QBAD)"
 	$A ethtool -G txsim0 tx 256
 	$A ethtool -C txsim0 tx-usecs 16 tx-frames 32
 	$B $NL txsim1 >"$T/rx.json"
@@ -118,7 +124,7 @@ if since 6 10; then
 		ktap_fail "qstats: txsim1 rx-0 counts received packets"
 else
 	py "$T/q.json" "sys.exit(0 if not j.get('qstats') else 1)" &&
-		ktap_ok "qstats: none before 6.10 ($(py "$T/q.json" "print(j['errors'].get('qstats', 'no netdev family' if not j['family'] else 'empty'))"))" ||
+		ktap_ok "qstats: none before 6.10 ($(why "$T/q.json" qstats))" ||
 		ktap_fail "qstats: none before 6.10 ($(cat "$T/q.json"))"
 fi
 
@@ -148,7 +154,8 @@ if since 6 9; then
 	r=$(stall_round)
 	$A ethtool --set-priv-flags txsim0 complete-on-next-xmit off
 	[ "$r" -gt 0 ] &&
-		ktap_ok "BQL: complete-on-next-xmit stalls the queue (stall_cnt +$r, stall_max $($A cat $BQ/stall_max))" ||
+		ktap_ok "BQL: complete-on-next-xmit stalls the queue (stall_cnt +$r," \
+			"stall_max $($A cat $BQ/stall_max) jiffies)" ||
 		ktap_fail "BQL: complete-on-next-xmit stalls the queue (stall_cnt +$r)"
 	$A sh -c "echo 0 >$BQ/stall_thrs"
 else
