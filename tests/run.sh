@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs every test suite (unit, ns, san, fuzz, lab), prints their KTAP output and one closing
-# count line. ETHTUNE_SUITES="unit ns lab" picks suites; ETHTUNE_TEST_FILTER=glob picks files.
+# count line. ETHTUNE_SUITES="unit ns lab" picks suites; ETHTUNE_TEST_FILTER=glob picks files;
+# LAB_KERNELS ("stable sid") the guest kernels the lab suite runs on, once each.
 # san: the unit and ns suites again on an ASan+UBSan build (build/san), every sanitizer report a
 # failure; fuzz: each fuzz harness for ETHTUNE_FUZZ_TIME seconds (30).
 set -u
@@ -13,6 +14,17 @@ export ETHTUNE="$ROOT/$O/ethtune" ETHTUNE_ROOT="$ROOT" O
 pass=0 fail=0 skip=0
 LOG="$ROOT/$O/test-logs"
 mkdir -p "$LOG"
+LAB_KERNELS=${LAB_KERNELS:-"stable sid"}
+
+# The lab's setup (downloads, the sid chroot: minutes when fresh) starts now for every kernel, in
+# the background and niced, so that it overlaps the host suites; each lab file's own setup then
+# waits on that kernel's lock.
+case " $SUITES " in
+*" lab "*)
+	for k in $LAB_KERNELS; do
+		LAB_KERNEL=$k nice -n 19 tests/lab/vm.sh setup >"$LOG/lab-setup-$k.log" 2>&1 &
+	done ;;
+esac
 
 count() {	# count KTAP/TAP result lines of one test file's output
 	local f=$1 p fl s
@@ -52,7 +64,23 @@ for suite in $SUITES; do
 			case ${t##*/} in $FILTER) ;; *) continue ;; esac
 			run_one "unit/${t##*/}" 120 bash "$t"
 		done ;;
-	ns|lab)
+	lab)
+		# once per kernel of LAB_KERNELS; a file names the kernels it supports in a
+		# "# kernels: stable sid" line (none: stable only); results on sid are lab@sid/FILE
+		for k in $LAB_KERNELS; do
+			for t in tests/lab/*.sh; do
+				[ -f "$t" ] || continue
+				case ${t##*/} in $FILTER) ;; *) continue ;; esac
+				ks=$(sed -n 's/^# kernels: //p' "$t" | head -1)
+				case " ${ks:-stable} " in *" $k "*) ;; *) continue ;; esac
+				to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -1)
+				name=lab/${t##*/}
+				[ "$k" = stable ] || name=lab@$k/${t##*/}
+				run_one "$name" "${ETHTUNE_TEST_TIMEOUT:-${to:-900}}" \
+					env LAB_KERNEL="$k" bash "$t"
+			done
+		done ;;
+	ns)
 		for t in tests/$suite/*.sh; do
 			[ -f "$t" ] || continue
 			case ${t##*/} in $FILTER) ;; *) continue ;; esac

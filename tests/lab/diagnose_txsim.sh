@@ -1,5 +1,6 @@
 #!/bin/bash
-# Ground truth for `ethtune diagnose` on txsim: every configured completion behaviour, diagnosed 3 times.
+# `ethtune diagnose` ground truth on txsim: each modelled completion behaviour, twice (once on sid).
+# kernels: stable sid
 # timeout: 3300
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}

@@ -1,5 +1,6 @@
 #!/bin/bash
 # Lab: ethtune show/set/restore of every coalesce and ring parameter on e1000e, virtio_net and txsim.
+# kernels: stable sid
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"

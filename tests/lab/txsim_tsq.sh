@@ -1,5 +1,6 @@
 #!/bin/bash
 # Lab ground truth: through txsim, slow TX completions make a single flow TSQ-bound; orphaning hides it.
+# kernels: stable sid
 #
 # Setup (stated so the numbers can be compared): txsim pair at 1000 Mb/s, one-way wire delay
 # LAB_TSQ_DELAY_US (1000 us) each way, NIC TX buffer txsim/fifo_bytes 262144 (frames complete once
@@ -12,12 +13,15 @@
 # losses here), so 4 MiB is the unthrottled baseline. Each point is the best of LAB_TSQ_REPS (3)
 # runs of LAB_TSQ_SECS (3) seconds, taken in interleaved rounds so that a stretch of host CPU
 # contention does not hit one point only.
+# A paced flow (root qdisc fq) follows the booted kernel's TSQ rule: before 6.16 paced flows ignore
+# tcp_limit_output_bytes (64 KiB costs nothing), since 6.16 (c4221a8cc3a7) it applies to every
+# flow (64 KiB loses at least half at tx-usecs 2000, as the unpaced flow does).
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"
 ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
 . "$ROOT/tests/lab/lib/host.sh"
-lab_host_run "$0" "${LAB_TSQ_TIMEOUT:-300}" "txsim TSQ ground truth"
+lab_host_run "$0" "${LAB_TSQ_TIMEOUT:-420}" "txsim TSQ ground truth"
 
 # ---- guest ----
 . "$ROOT/tests/lab/lib/guest.sh"
@@ -43,12 +47,14 @@ A="ip netns exec $LAB_NS_A"
 $A tc qdisc replace dev txsim0 root pfifo_fast
 ip netns exec $LAB_NS_B tc qdisc replace dev txsim1 root pfifo_fast
 
-# one configuration: NAME USECS LIMIT [orphan]
+# one configuration: NAME USECS LIMIT [orphan|fq]
 CONFS=("c_big 2000 $BIG" "c_small 2000 $SMALL" "n_big 0 $BIG" "n_small 0 $SMALL"
-	"o_big 2000 $BIG orphan" "o_small 2000 $SMALL orphan")
+	"o_big 2000 $BIG orphan" "o_small 2000 $SMALL orphan" "f_big 2000 $BIG fq"
+	"f_small 2000 $SMALL fq")
 declare -A BEST LAT
-run_conf() {	# run_conf NAME USECS LIMIT [orphan]: one iperf3 run, keeps the best
+run_conf() {	# run_conf NAME USECS LIMIT [orphan|fq]: one iperf3 run, keeps the best
 	local name=$1 usecs=$2 limit=$3 pf=${4:-} v
+	$A tc qdisc replace dev txsim0 root "$([ "$pf" = fq ] && echo fq || echo pfifo_fast)"
 	$A ethtool -C txsim0 tx-usecs "$usecs" tx-frames 0
 	$A ethtool --set-priv-flags txsim0 orphan-at-xmit "$([ "$pf" = orphan ] && echo on || echo off)"
 	$A sysctl -qw net.ipv4.tcp_limit_output_bytes="$limit"
@@ -66,14 +72,16 @@ for r in $(seq "$REPS"); do
 done
 for c in "${CONFS[@]}"; do
 	set -- $c
-	ktap_diag "$1: tx-usecs $2, tcp_limit_output_bytes $3${4:+, orphan-at-xmit}: ${BEST[$1]} Mbit/s (mean xmit-to-free ${LAT[$1]:--} us)"
+	case ${4:-} in orphan) m=", orphan-at-xmit" ;; fq) m=", root fq (paced)" ;; *) m="" ;; esac
+	ktap_diag "$1: tx-usecs $2, tcp_limit_output_bytes $3$m: ${BEST[$1]} Mbit/s (mean xmit-to-free ${LAT[$1]:--} us)"
 done
 c_big=${BEST[c_big]} c_small=${BEST[c_small]} n_big=${BEST[n_big]} n_small=${BEST[n_small]}
-o_big=${BEST[o_big]} o_small=${BEST[o_small]}
+o_big=${BEST[o_big]} o_small=${BEST[o_small]} f_big=${BEST[f_big]} f_small=${BEST[f_small]}
 check() {	# check DESC PYTHON-EXPR
 	if python3 -c "import sys; sys.exit(0 if $2 else 1)"; then ktap_ok "$1"; else ktap_fail "$1"; fi
 }
-check "every flow moved data" "min($c_big, $c_small, $n_big, $n_small, $o_big, $o_small) > 0"
+check "every flow moved data" \
+	"min($c_big, $c_small, $n_big, $n_small, $o_big, $o_small, $f_big, $f_small) > 0"
 check "tx-usecs 2000: 64 KiB TSQ limit loses at least half ($c_small vs $c_big Mbit/s)" \
 	"$c_small <= 0.5 * $c_big"
 check "tx-usecs 0: 64 KiB TSQ limit keeps throughput ($n_small vs $n_big Mbit/s, >= 75%)" \
@@ -82,10 +90,18 @@ check "orphan-at-xmit, tx-usecs 2000: insensitive to the limit ($o_small vs $o_b
 	"$o_small >= 0.75 * $o_big"
 check "orphan-at-xmit beats normal completion at 64 KiB ($o_small vs $c_small Mbit/s)" \
 	"$o_small > $c_small"
+if [ "$(uname -r | awk -F'[.-]' '{print $1 * 1000 + $2}')" -ge 6016 ]; then
+	check "paced (fq), tx-usecs 2000: since 6.16 the 64 KiB limit applies, loses at least half ($f_small vs $f_big Mbit/s)" \
+		"$f_small <= 0.5 * $f_big"
+else
+	check "paced (fq), tx-usecs 2000: before 6.16 the 64 KiB limit is ignored ($f_small vs $f_big Mbit/s, >= 75%)" \
+		"$f_small >= 0.75 * $f_big"
+fi
 
 # restore what we changed (the namespaces and their sysctls go away with lab_unsplit)
 $A ethtool -C txsim0 tx-usecs 16 tx-frames 32
 $A ethtool --set-priv-flags txsim0 orphan-at-xmit off
+$A tc qdisc replace dev txsim0 root pfifo_fast
 lab_unsplit
 for d in txsim0 txsim1; do
 	echo 100 >/sys/class/net/$d/txsim/delay_us

@@ -1,5 +1,6 @@
 #!/bin/bash
 # Driver lab: boots Debian's kernel under qemu (TCG) with real NIC drivers and txsim, runs a command.
+# kernels: stable sid
 #
 #   tests/lab/vm.sh setup                      install packages, fetch kernel, build initramfs+txsim.ko
 #   tests/lab/vm.sh run [--timeout S] [--mem MB] [--keep] -- CMD...
@@ -25,11 +26,41 @@ log() { echo "lab: $*" >&2; }
 die() { echo "lab: $*" >&2; exit 1; }
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
-guest_abi() {	# the ABI that Debian's linux-image-amd64 metapackage currently names
+# LAB_KERNEL picks the guest kernel: stable (the host's Debian suite) or sid (its newest kernel).
+LAB_KERNEL=${LAB_KERNEL:-stable}
+case $LAB_KERNEL in stable|sid) ;; *) die "LAB_KERNEL must be stable or sid, not '$LAB_KERNEL'" ;; esac
+SID_MIRROR="deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main"
+# apt against sid's package lists, kept in $LAB/sid-apt/: the host's sources stay as they are.
+# The mirror's sid Release file may be past its Valid-Until on these hosts' clocks (seen 25 days):
+# it is still signed, and the packages are checked against it.
+SID_VALID='Acquire::Check-Valid-Until=false'
+SID_APT=(-o "Dir::Etc::sourcelist=$LAB/sid-apt/sources.list" -o Dir::Etc::sourceparts=-
+	-o "Dir::State::Lists=$LAB/sid-apt/lists" -o "Dir::Cache=$LAB/sid-apt/cache" -o "$SID_VALID")
+
+# kapt CMD ARGS...: apt-get or apt-cache against the suite of LAB_KERNEL
+kapt() {
+	local c=$1; shift
+	if [ "$LAB_KERNEL" = sid ]; then "$c" "${SID_APT[@]}" "$@"; else "$c" "$@"; fi
+}
+
+# sid_lists [force]: sid's package lists, fetched when missing, older than a day, or forced
+sid_lists() {
+	local d=$LAB/sid-apt
+	if [ -z "${1:-}" ] && [ -n "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 \
+		2>/dev/null)" ]; then
+		return 0
+	fi
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" || return 1
+	echo "$SID_MIRROR" >"$d/sources.list"
+	log "fetching sid's package lists"
+	apt-get "${SID_APT[@]}" update -q >"$d/update.log" 2>&1 || { cat "$d/update.log" >&2; return 1; }
+}
+
+guest_abi() {	# the ABI that the suite's linux-image-amd64 metapackage currently names
 	local abi
 	[ -n "${LAB_ABI:-}" ] && { echo "$LAB_ABI"; return; }
-	abi=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		sed -n 's/.*Depends: linux-image-\([0-9.]*-[0-9]*\)-amd64$/\1/p' | head -1)
+	abi=$(kapt apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-image-\([0-9][^ ]*\)-amd64$/\1/p' | head -1)
 	[ -n "$abi" ] || return 1
 	echo "$abi-amd64"
 }
@@ -43,26 +74,55 @@ install_pkgs() {
 	[ -z "$missing" ] && return 0
 	log "installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 || {
-		$SUDO apt-get update -q >/dev/null 2>&1
-		$SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null
+	# a setup of the other kernel may be installing too: wait for dpkg's lock
+	$SUDO apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 $missing \
+		>/dev/null 2>&1 || {
+		$SUDO apt-get update -q -o DPkg::Lock::Timeout=600 >/dev/null 2>&1
+		$SUDO apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 \
+			$missing >/dev/null
 	}
+}
+
+# The packages that hold a kernel's image and modules: one on stable (6.1); on sid the image
+# package is empty and depends on linux-binary-* and linux-modules-* of the same version.
+kernel_pkgs() {
+	if [ "$LAB_KERNEL" = sid ]; then
+		echo "linux-image-$1 linux-binary-$1 linux-modules-$1"
+	else
+		echo "linux-image-$1"
+	fi
 }
 
 # Kernel image + modules of the guest, unpacked under $LAB/kernel/<abi>/.
 fetch_kernel() {
-	local abi=$1 kdir=$LAB/kernel/$1 deb
+	local abi=$1 kdir=$LAB/kernel/$1 deb pkgs
 	[ -f "$kdir/.done" ] && return 0
 	rm -rf "$kdir" && mkdir -p "$kdir/dl" || return 1
-	log "downloading linux-image-$abi"
-	(cd "$kdir/dl" && apt-get download "linux-image-$abi" >/dev/null 2>&1) || {
-		$SUDO apt-get update -q >/dev/null 2>&1
-		(cd "$kdir/dl" && apt-get download "linux-image-$abi" >/dev/null) || return 1
+	pkgs=$(kernel_pkgs "$abi")
+	log "downloading $pkgs"
+	(cd "$kdir/dl" && kapt apt-get download $pkgs >/dev/null 2>&1) || {
+		if [ "$LAB_KERNEL" = sid ]; then sid_lists force; else
+			$SUDO apt-get update -q >/dev/null 2>&1; fi
+		(cd "$kdir/dl" && kapt apt-get download $pkgs >/dev/null) || return 1
 	}
-	deb=$(ls "$kdir"/dl/linux-image-*.deb | head -1)
-	dpkg-deb -x "$deb" "$kdir/root" || return 1
+	for deb in "$kdir"/dl/*.deb; do
+		dpkg-deb -x "$deb" "$kdir/root" || return 1
+	done
 	rm -rf "$kdir/dl"
-	depmod -b "$kdir/root" "$abi" || return 1
+	# sid's packages put modules in usr/lib/modules (some in lib/modules) and the image at
+	# lib/modules/<abi>/vmlinuz: one tree in lib/modules (where depmod and modprobe -d look),
+	# the image in boot/ as on stable
+	if [ -d "$kdir/root/usr/lib/modules" ]; then
+		mkdir -p "$kdir/root/lib/modules" &&
+			cp -a "$kdir/root/usr/lib/modules/." "$kdir/root/lib/modules/" &&
+			rm -rf "$kdir/root/usr/lib/modules" || return 1
+	fi
+	if [ ! -f "$kdir/root/boot/vmlinuz-$abi" ] && [ -f "$kdir/root/lib/modules/$abi/vmlinuz" ]; then
+		mkdir -p "$kdir/root/boot" &&
+			mv "$kdir/root/lib/modules/$abi/vmlinuz" "$kdir/root/boot/vmlinuz-$abi" || return 1
+	fi
+	[ -f "$kdir/root/boot/vmlinuz-$abi" ] || { log "no boot/vmlinuz-$abi in $pkgs"; return 1; }
+	depmod -b "$kdir/root" "$abi" 2>"$kdir/depmod.log" || { cat "$kdir/depmod.log" >&2; return 1; }
 	touch "$kdir/.done"
 }
 
@@ -96,35 +156,66 @@ build_initrd() {
 	rm -rf "$tmp"
 }
 
-# txsim.ko, built out of tree in $LAB/txsim-build against the guest headers.
+# The sid chroot that builds modules for sid's kernel (its headers need gcc-16 and
+# linux-kbuild-7.2, which do not run on bookworm): mmdebstrap, remade when the ABI changes.
+sid_chroot() {
+	local abi=$1 c=$LAB/sid-chroot
+	[ "$(cat "$c.abi" 2>/dev/null)" = "$abi" ] && [ -d "$c/usr/src/linux-headers-$abi" ] &&
+		return 0
+	install_pkgs mmdebstrap || return 1
+	log "making the sid chroot (mmdebstrap, linux-headers-$abi)"
+	rm -rf "$c" "$c.tmp" "$c.abi"
+	nice -n 19 mmdebstrap --variant=minbase --aptopt='Acquire::Check-Valid-Until "false"' \
+		--include="gcc,make,libc6-dev,linux-headers-$abi" sid "$c.tmp" "$SID_MIRROR" \
+		>"$LAB/sid-chroot.log" 2>&1 ||
+		{ tail -20 "$LAB/sid-chroot.log" >&2; rm -rf "$c.tmp"; return 1; }
+	mv "$c.tmp" "$c" && echo "$abi" >"$c.abi"
+}
+
+# txsim.ko for <abi>, built out of tree against that kernel's headers: $LAB/txsim-<abi>.ko
 build_txsim() {
-	local abi=$1 hdr=/usr/src/linux-headers-$1 b=$LAB/txsim-build
+	local abi=$1 ko=$LAB/txsim-$1.ko b
 	[ -f "$KMOD_SRC/txsim.c" ] || return 0
-	if [ -f "$LAB/txsim.ko" ] &&
-		[ -z "$(find "$KMOD_SRC" -newer "$LAB/txsim.ko" -type f 2>/dev/null)" ]; then
+	if [ -f "$ko" ] && [ -z "$(find "$KMOD_SRC" -newer "$ko" -type f 2>/dev/null)" ]; then
 		return 0
 	fi
 	log "building txsim.ko against $abi"
+	if [ "$LAB_KERNEL" = sid ]; then
+		sid_chroot "$abi" || return 1
+		b=$LAB/sid-chroot/build/txsim
+	else
+		install_pkgs "linux-headers-$abi" || return 1
+		b=$LAB/txsim-build-$abi
+	fi
 	rm -rf "$b" && mkdir -p "$b" && cp "$KMOD_SRC"/*.c "$KMOD_SRC"/Kbuild "$b"/ || return 1
-	make -s -C "$hdr" M="$b" modules >"$b/build.log" 2>&1 || {
-		cat "$b/build.log" >&2; return 1; }
+	if [ "$LAB_KERNEL" = sid ]; then	# a private mount namespace: nothing stays mounted
+		unshare -m sh -c 'mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" &&
+			exec nice chroot "$1" make -s -C "/usr/src/linux-headers-$2" M=/build/txsim \
+			modules' - "$LAB/sid-chroot" "$abi" >"$b/build.log" 2>&1
+	else
+		nice make -s -C "/usr/src/linux-headers-$abi" M="$b" modules >"$b/build.log" 2>&1
+	fi || { cat "$b/build.log" >&2; return 1; }
 	grep -i warning "$b/build.log" >&2
-	cp "$b/txsim.ko" "$LAB/txsim.ko.tmp" && mv "$LAB/txsim.ko.tmp" "$LAB/txsim.ko"
+	cp "$b/txsim.ko" "$ko.tmp" && mv "$ko.tmp" "$ko"
 }
 
+# setup: everything LAB_KERNEL's guest needs, under a lock of that kernel (setups of both
+# kernels may run at once; the host's apt and dpkg take their own locks)
 setup() {
 	local abi
 	mkdir -p "$LAB" || return 1
-	exec 9>"$LAB/.setup.lock"
+	exec 9>"$LAB/.setup-$LAB_KERNEL.lock"
 	flock 9
-	install_pkgs qemu-system-x86 busybox-static cpio kmod xz-utils iproute2 ethtool iperf3 || return 1
-	abi=$(guest_abi) || { log "apt-cache names no linux-image-amd64 ABI"; return 1; }
-	install_pkgs "linux-headers-$abi" || return 1
+	install_pkgs qemu-system-x86 busybox-static cpio kmod xz-utils zstd iproute2 ethtool \
+		iperf3 || return 1
+	if [ "$LAB_KERNEL" = sid ]; then sid_lists || return 1; fi
+	abi=$(guest_abi) || { log "apt-cache names no $LAB_KERNEL linux-image-amd64 ABI"; return 1; }
 	fetch_kernel "$abi" || { log "cannot fetch the guest kernel $abi"; return 1; }
 	build_initrd "$abi" || return 1
 	build_txsim "$abi" || return 1
-	echo "$abi" >"$LAB/abi"
+	echo "$abi" >"$LAB/$LAB_KERNEL.abi"
 	flock -u 9
+	exec 9>&-
 }
 
 # TCG by default: /dev/kvm may exist on these hosts, but a nested KVM guest hangs at boot there.
@@ -138,11 +229,11 @@ lab_accel() {
 # boot MODE RUNDIR TIMEOUT MEM: starts qemu; MODE is run or shell.
 boot() {
 	local mode=$1 rd=$2 to=$3 mem=$4 abi kdir
-	abi=$(cat "$LAB/abi") && kdir=$LAB/kernel/$abi
+	abi=$(cat "$LAB/$LAB_KERNEL.abi") && kdir=$LAB/kernel/$abi
 	local q=(qemu-system-x86_64 -accel "$(lab_accel)" -smp "${LAB_SMP:-2}" -m "$mem"
 		-nographic -no-reboot -kernel "$kdir/root/boot/vmlinuz-$abi"
 		-initrd "$LAB/initrd-$abi.gz"
-		-append "console=ttyS0 loglevel=5 panic=-1 softlockup_panic=1 softlockup_all_cpu_backtrace=1 lab.mode=$mode lab.root=$ROOT lab.o=$O net.ifnames=0 ${LAB_APPEND:-}"
+		-append "console=ttyS0 loglevel=5 panic=-1 softlockup_panic=1 softlockup_all_cpu_backtrace=1 lab.mode=$mode lab.root=$ROOT lab.o=$O lab.txsim=$LAB/txsim-$abi.ko net.ifnames=0 ${LAB_APPEND:-}"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$rd,mount_tag=labout,security_model=none"
 		-netdev hubport,id=e0,hubid=0 -device e1000e,netdev=e0,mac=52:54:00:1a:00:00,romfile=
@@ -182,12 +273,29 @@ cmd_run() {
 		echo "cd $(printf %q "$PWD") 2>/dev/null || cd /"
 		printf '%q ' "$@"; echo
 	} >"$rd/cmd"
-	: >"$rd/output"
-	boot run "$rd" "$to" "$mem" &
-	qpid=$!
-	tail -n +1 -f --pid=$qpid "$rd/output" 2>/dev/null
-	wait $qpid
-	rc=$?
+	# A guest that dies before its command starts (no rc, no "started" marker from the guest
+	# init; sid's 7.2 under MTTCG was seen to Oops in early text patching ~1 boot in 12) is
+	# booted again, at most twice, within the same time limit. Once the command has started,
+	# every death counts.
+	local try t0=$SECONDS left
+	for try in 1 2 3; do
+		rm -f "$rd/rc" "$rd/started" "$rd/console.log"
+		: >"$rd/output"
+		left=$((to - (SECONDS - t0)))
+		[ $left -gt 0 ] || left=1
+		boot run "$rd" "$left" "$mem" &
+		qpid=$!
+		tail -n +1 -f --pid=$qpid "$rd/output" 2>/dev/null
+		wait $qpid
+		rc=$?
+		[ -f "$rd/rc" ] || [ -f "$rd/started" ] || [ $rc -eq 124 ] || [ $rc -eq 137 ] ||
+			[ $try -eq 3 ] && break
+		cp "$rd/console.log" "$O/lab-early-$(date +%s).console.log" 2>/dev/null
+		log "the guest died before its command started (boot $try of 3, qemu status $rc;" \
+			"console in $O/lab-early-*); booting again:"
+		grep -a -m 3 'Oops\|BUG:\|Kernel panic\|RIP:' "$rd/console.log" | tr -d '\r' |
+			sed 's/^/lab:   /' >&2
+	done
 	if [ -f "$rd/rc" ]; then
 		rc=$(cat "$rd/rc")
 	else
@@ -210,13 +318,14 @@ cmd_run() {
 # Without arguments (tests/run.sh): boot once and check the devices and modules are there.
 selftest() {
 	. "$ROOT/tests/lib/ktap.sh"
-	ktap_header "lab: qemu guest boot and devices"
+	ktap_header "lab: qemu guest boot and devices ($LAB_KERNEL kernel)"
 	. "$LAB_SRC/lib/host.sh"
 	if ! command -v apt-get >/dev/null; then
 		lab_unavailable "lab boots" "no apt-get to install the lab"; ktap_finish; return
 	fi
-	if ! setup >"$O/lab-setup.log" 2>&1; then
-		lab_unavailable "lab boots" "lab setup failed (no network?); see $O/lab-setup.log"
+	if ! setup >"$O/lab-setup-$LAB_KERNEL.log" 2>&1; then
+		lab_unavailable "lab boots" \
+			"lab setup failed (no network?); see $O/lab-setup-$LAB_KERNEL.log"
 		ktap_finish; return
 	fi
 	local out rc
@@ -226,9 +335,14 @@ selftest() {
 				ethtool -i $d | sed -n "s/^driver: //p")")"
 		done
 		rdma link show 2>/dev/null | grep -q rxe0 && echo "rxe0 ok"
-		lsmod | grep -q "^txsim" && echo "txsim loaded"; uname -r' 2>&1)
+		lsmod | grep -q "^txsim" && echo "txsim loaded"; echo "uname -r: $(uname -r)"' 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | sed 's/^/# /'
+	local abi
+	abi=$(cat "$LAB/$LAB_KERNEL.abi")
+	printf '%s\n' "$out" | grep -qx "uname -r: $abi" &&
+		ktap_ok "the guest booted $LAB_KERNEL's kernel $abi" ||
+		ktap_fail "the guest booted $LAB_KERNEL's kernel $abi"
 	[ $rc -eq 0 ] && ktap_ok "guest boots and runs a command" || ktap_fail "guest boots and runs a command (status $rc)"
 	for e in "ee0 e1000e" "ee1 e1000e" "vn0 virtio_net" "vn1 virtio_net" "txsim0 txsim" "txsim1 txsim"; do
 		printf '%s\n' "$out" | grep -qx "$e" && ktap_ok "device ${e% *} is ${e#* }" ||

@@ -12,6 +12,35 @@
 #include <linux/udp.h>
 #include <linux/slab.h>
 #include <linux/rtnetlink.h>
+#include <linux/version.h>
+
+/*
+ * Kernel API compatibility (6.1 to 7.x), at file scope so that function bodies stay the same:
+ * timers renamed (timer_delete_sync 6.2, timer_container_of 6.16, hrtimer_setup 6.13, the old
+ * names gone since), queues linked to their NAPI (6.8) and per-queue stats (netdev_stat_ops with
+ * stop/wake, 6.10) where the kernel has them.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define timer_delete_sync del_timer_sync
+#endif
+#ifndef timer_container_of
+#define timer_container_of from_timer
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+static inline void hrtimer_setup(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *),
+				 clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+}
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#define TXSIM_QUEUE_NAPI 1
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#include <net/netdev_queues.h>
+#define TXSIM_QSTATS 1
+#endif
 
 #define DRV_NAME "txsim"
 #define TXSIM_RING_MIN 16
@@ -125,6 +154,9 @@ struct txsim_priv {
 	u32 pflags;
 
 	struct txsim_stats st;
+	/* per-queue stats (netdev_stat_ops): never reset; the rx pair is written by the RX poll */
+	u64 q_tx_packets, q_tx_bytes, q_tx_stop, q_tx_wake;
+	u64 q_rx_packets, q_rx_bytes;
 };
 
 struct txsim_cb {
@@ -177,6 +209,8 @@ static unsigned int txsim_clean_locked(struct txsim_priv *p, u32 upto, struct sk
 		bytes += d->skb->len;
 		p->st.tx_packets += d->segs;
 		p->st.tx_bytes += d->skb->len;
+		p->q_tx_packets += d->segs;
+		p->q_tx_bytes += d->skb->len;
 		p->st.tx_skbs++;
 		p->st.tx_compl_lat_sum_ns += lat;
 		if (lat > p->st.tx_compl_lat_max_ns)
@@ -189,8 +223,10 @@ static unsigned int txsim_clean_locked(struct txsim_priv *p, u32 upto, struct sk
 	if (n) {
 		netdev_tx_completed_queue(netdev_get_tx_queue(p->dev, 0), n, bytes);
 		if (netif_queue_stopped(p->dev) && p->hw_on &&
-		    p->prod - p->cons <= p->ring_size / 2)
+		    p->prod - p->cons <= p->ring_size / 2) {
 			netif_wake_queue(p->dev);
+			p->q_tx_wake++;
+		}
 	}
 	return n;
 }
@@ -343,6 +379,9 @@ static int txsim_rx_poll(struct napi_struct *napi, int budget)
 		WRITE_ONCE(q->st.rx_packets,
 			   q->st.rx_packets + (skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1));
 		WRITE_ONCE(q->st.rx_bytes, q->st.rx_bytes + len);
+		WRITE_ONCE(q->q_rx_packets, q->q_rx_packets +
+			   (skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1));
+		WRITE_ONCE(q->q_rx_bytes, q->q_rx_bytes + len);
 		netif_receive_skb(skb);
 	}
 	if (n < budget)
@@ -370,7 +409,7 @@ static int txsim_tx_poll(struct napi_struct *napi, int budget)
 
 static void txsim_rescan(struct timer_list *t)
 {
-	struct txsim_priv *p = from_timer(p, t, t_rescan);
+	struct txsim_priv *p = timer_container_of(p, t, t_rescan);
 	struct sk_buff_head list;
 	struct sk_buff *skb;
 	unsigned long flags;
@@ -410,6 +449,7 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (unlikely(p->prod - p->cons >= p->ring_size || !p->hw_on)) {
 		netif_stop_queue(dev);
 		p->st.tx_ring_full++;
+		p->q_tx_stop++;
 		spin_unlock_irqrestore(&p->lock, flags);
 		kfree_skb(clone);
 		while ((f = __skb_dequeue(&list)))
@@ -454,6 +494,7 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (p->prod - p->cons >= p->ring_size) {
 		netif_stop_queue(dev);
 		p->st.tx_ring_full++;
+		p->q_tx_stop++;
 	}
 
 	if (likely(clone)) {
@@ -485,7 +526,7 @@ static void txsim_hw_stop(struct txsim_priv *p)
 	hrtimer_cancel(&p->t_done);
 	hrtimer_cancel(&p->t_wire);
 	hrtimer_cancel(&p->t_coal);
-	del_timer_sync(&p->t_rescan);
+	timer_delete_sync(&p->t_rescan);
 	napi_disable(&p->tx_napi);
 
 	spin_lock_irqsave(&p->lock, flags);
@@ -518,6 +559,27 @@ static void txsim_hw_start(struct txsim_priv *p)
 		mod_timer(&p->t_rescan, jiffies + msecs_to_jiffies(rescan_ms ?: 1));
 }
 
+#ifdef TXSIM_QUEUE_NAPI
+/*
+ * The queues name their NAPI (netdev netlink queue-get: napi-id): TX queue 0 the TX NAPI, RX
+ * queue 0 the RX NAPI. Under RTNL (ndo_open, ndo_stop).
+ */
+static void txsim_link_queues(struct txsim_priv *p, bool on)
+{
+	netif_queue_set_napi(p->dev, 0, NETDEV_QUEUE_TYPE_TX, on ? &p->tx_napi : NULL);
+	netif_queue_set_napi(p->dev, 0, NETDEV_QUEUE_TYPE_RX, on ? &p->rx_napi : NULL);
+}
+
+/* a NAPI added with netif_napi_add_tx() stays out of the NAPI hash and so gets no id to show */
+#define txsim_napi_add_tx netif_napi_add
+#else
+static void txsim_link_queues(struct txsim_priv *p, bool on)
+{
+}
+
+#define txsim_napi_add_tx netif_napi_add_tx
+#endif
+
 static int txsim_open(struct net_device *dev)
 {
 	struct txsim_priv *p = netdev_priv(dev);
@@ -527,6 +589,7 @@ static int txsim_open(struct net_device *dev)
 	p->rx_on = true;
 	spin_unlock_irq(&p->rxq.lock);
 	txsim_hw_start(p);
+	txsim_link_queues(p, true);
 	netif_start_queue(dev);
 	if (netif_running(p->peer)) {
 		netif_carrier_on(dev);
@@ -542,6 +605,7 @@ static int txsim_stop(struct net_device *dev)
 	netif_carrier_off(dev);
 	netif_carrier_off(p->peer);
 	netif_tx_disable(dev);
+	txsim_link_queues(p, false);
 	txsim_hw_stop(p);
 	spin_lock_irq(&p->rxq.lock);
 	p->rx_on = false;
@@ -581,6 +645,59 @@ static const struct net_device_ops txsim_netdev_ops = {
 	.ndo_set_mac_address = eth_mac_addr,
 	.ndo_validate_addr = eth_validate_addr,
 };
+
+#ifdef TXSIM_QSTATS
+/* Per-queue stats (netdev netlink qstats-get): one queue each way, always live. */
+static void txsim_get_queue_stats_rx(struct net_device *dev, int idx,
+				     struct netdev_queue_stats_rx *rx)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+
+	rx->packets = READ_ONCE(p->q_rx_packets);
+	rx->bytes = READ_ONCE(p->q_rx_bytes);
+}
+
+static void txsim_get_queue_stats_tx(struct net_device *dev, int idx,
+				     struct netdev_queue_stats_tx *tx)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	tx->packets = p->q_tx_packets;
+	tx->bytes = p->q_tx_bytes;
+	tx->stop = p->q_tx_stop;
+	tx->wake = p->q_tx_wake;
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
+/* Nothing is counted outside the one live queue of each direction: the base is zero. */
+static void txsim_get_base_stats(struct net_device *dev, struct netdev_queue_stats_rx *rx,
+				 struct netdev_queue_stats_tx *tx)
+{
+	rx->packets = 0;
+	rx->bytes = 0;
+	tx->packets = 0;
+	tx->bytes = 0;
+	tx->stop = 0;
+	tx->wake = 0;
+}
+
+static const struct netdev_stat_ops txsim_stat_ops = {
+	.get_queue_stats_rx = txsim_get_queue_stats_rx,
+	.get_queue_stats_tx = txsim_get_queue_stats_tx,
+	.get_base_stats = txsim_get_base_stats,
+};
+
+static void txsim_set_stat_ops(struct net_device *dev)
+{
+	dev->stat_ops = &txsim_stat_ops;
+}
+#else
+static void txsim_set_stat_ops(struct net_device *dev)
+{
+}
+#endif
 
 /* ---- ethtool ---- */
 
@@ -858,6 +975,7 @@ static void txsim_setup(struct net_device *dev)
 	ether_setup(dev);
 	dev->netdev_ops = &txsim_netdev_ops;
 	dev->ethtool_ops = &txsim_ethtool_ops;
+	txsim_set_stat_ops(dev);
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = 65535;
 	dev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM | NETIF_F_TSO |
@@ -885,14 +1003,11 @@ static struct net_device *txsim_alloc(void)
 	spin_lock_init(&p->lock);
 	skb_queue_head_init(&p->wire);
 	skb_queue_head_init(&p->rxq);
-	hrtimer_init(&p->t_done, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	p->t_done.function = txsim_done_timer;
-	hrtimer_init(&p->t_coal, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	p->t_coal.function = txsim_coal_timer;
-	hrtimer_init(&p->t_wire, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	p->t_wire.function = txsim_wire_timer;
+	hrtimer_setup(&p->t_done, txsim_done_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	hrtimer_setup(&p->t_coal, txsim_coal_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	hrtimer_setup(&p->t_wire, txsim_wire_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	timer_setup(&p->t_rescan, txsim_rescan, 0);
-	netif_napi_add_tx(dev, &p->tx_napi, txsim_tx_poll);
+	txsim_napi_add_tx(dev, &p->tx_napi, txsim_tx_poll);
 	netif_napi_add(dev, &p->rx_napi, txsim_rx_poll);
 	p->rx_ring = 1024;
 	p->speed = speed ?: 1000;

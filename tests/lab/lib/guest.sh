@@ -53,11 +53,10 @@ lab_dmesg_bad() {
 	dmesg | grep -E 'WARNING:|BUG:|BUG |kmemleak|Oops|general protection|unreferenced object|refcount_t|inconsistent lock|possible recursive locking|circular locking|unregister_netdevice: waiting' 
 }
 
-# lab_txsim_ko: path of the txsim.ko this boot loaded (from the build directory on the host root).
+# lab_txsim_ko: path of the txsim.ko this boot loaded, the one built for the booted kernel (the
+# host passes it as lab.txsim=, tests/lab/vm.sh)
 lab_txsim_ko() {
-	local o
-	o=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^lab\.o=//p')
-	echo "${o:-/work/main/build}/lab/txsim.ko"
+	tr ' ' '\n' </proc/cmdline | sed -n 's/^lab\.txsim=//p'
 }
 
 # lab_stat DEV NAME [NETNS]: one ethtool -S counter

@@ -8,7 +8,7 @@ lab_unavailable() {
 }
 
 lab_host_run() {
-	local file timeout=$2 desc=$3 out rc l d name try
+	local file timeout=$2 desc=$3 out rc l d name try slog
 	[ -n "${LAB_GUEST:-}" ] && return 0
 	file=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 	name=$(basename "$file" .sh)
@@ -16,9 +16,10 @@ lab_host_run() {
 	if [ ! -x "$ROOT/tests/lab/vm.sh" ] || ! command -v qemu-system-x86_64 >/dev/null; then
 		lab_unavailable "$name lab" "no lab (tests/lab/vm.sh or qemu missing)"; ktap_finish; exit 0
 	fi
-	if ! "$ROOT/tests/lab/vm.sh" setup >"$ROOT/${O:-build}/lab-$name-setup.log" 2>&1; then
-		lab_unavailable "$name lab" "lab setup failed; see ${O:-build}/lab-$name-setup.log"
-		sed 's/^/# /' "$ROOT/${O:-build}/lab-$name-setup.log" | tail -20
+	slog=${O:-build}/lab-$name-${LAB_KERNEL:-stable}-setup.log
+	if ! "$ROOT/tests/lab/vm.sh" setup >"$ROOT/$slog" 2>&1; then
+		lab_unavailable "$name lab" "lab setup failed; see $slog"
+		sed 's/^/# /' "$ROOT/$slog" | tail -20
 		ktap_finish; exit 0
 	fi
 	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit 1; }
