@@ -213,7 +213,7 @@ static void show_qstats(const struct nd_qstats *s)
 static const char *nd_why(int ret)
 {
 	return ret == -EPROTONOSUPPORT ? "no netdev netlink family"
-	       : ret == -EOPNOTSUPP	? "not supported by this kernel"
+	       : ret == -EOPNOTSUPP	? "not supported by this kernel or device"
 					: strerror(-ret);
 }
 
@@ -275,7 +275,7 @@ static void show_napi(const char *dev, int ifindex, unsigned int ntx)
 		print_text("NAPI instances:\n");
 	for (i = 0; i < nd.n_napi; i++) {
 		open_json_object(NULL);
-		print_uint(PRINT_ANY, "id", "  napi %llu:", nd.napi[i].id);
+		print_uint(PRINT_ANY, "napi-id", "  napi %llu:", nd.napi[i].id);
 		show_napi_fields(dev, &nd.napi[i], false);
 		close_json_object();
 		print_text("\n");
