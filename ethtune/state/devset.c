@@ -870,6 +870,16 @@ static const struct et_param bql_params[] = {
 };
 static const char *const bql_files[] = { "stall_thrs", "limit_min", "limit_max" };
 
+const struct et_param *devset_bql_param(const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bql_params) / sizeof(bql_params[0]); i++)
+		if (!strcmp(bql_params[i].key, key))
+			return &bql_params[i];
+	return NULL;
+}
+
 static void bql_path(char *buf, size_t len, const char *dev, uint32_t q, const struct et_param *p)
 {
 	snprintf(buf, len, "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
