@@ -129,7 +129,7 @@ et set $VA napi all gro-flush-timeout 77777 --for 60 >/dev/null 2>&1 &
 HOLD=$!
 held=0
 for i in $(seq 50); do
-	snap | head -1 | grep -q ' 77777 ' && { held=1; break; }
+	snap >$T/snap; head -1 $T/snap | grep -q ' 77777 ' && { held=1; break; }
 	sleep 0.1
 done
 kill -9 $HOLD; wait $HOLD 2>/dev/null; HOLD=
