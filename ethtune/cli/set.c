@@ -37,8 +37,9 @@ const struct cli_cmd cli_set = {
 		    "       bql [tx-N|all] KEY VAL... | mtu N | gso-max-size N | gso-max-segs N |\n"
 		    "       gso-ipv4-max-size N | txqueuelen N | admin-state up|down",
 	.opts = { set_opts },
-	.subcmds = "coalesce ring channels feature priv-flag napi bql mtu gso-max-size gso-max-segs "
-		   "gso-ipv4-max-size txqueuelen admin-state",
+	.subcmds =
+		"coalesce ring channels feature priv-flag napi bql mtu gso-max-size gso-max-segs "
+		"gso-ipv4-max-size txqueuelen admin-state",
 	.dev_arg = true,
 };
 

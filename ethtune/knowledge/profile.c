@@ -225,7 +225,8 @@ static int check_value(int sect, const char *key, const char *val, char *msg, si
 		}
 		if (obj_parse_val(p, val, &v)) {
 			snprintf(msg, len, "invalid value '%s' for %s%s", val, key,
-				 p->type == ET_ENUM ? " (expected on or off)" : " (expected a number)");
+				 p->type == ET_ENUM ? " (expected on or off)"
+						    : " (expected a number)");
 			return -EINVAL;
 		}
 		if (p->max && v > p->max) {
@@ -1251,8 +1252,8 @@ static const char *verify_row(const char *object, const char *key, const char *w
 
 /* The value every NAPI of dev has for key (netdev napi-get, else the device's sysfs file);
  * have is the first that differs from want. False when nothing reports it. */
-static bool verify_napi(const char *dev, const char *key, const char *val, char *have,
-			size_t len, bool *match)
+static bool verify_napi(const char *dev, const char *key, const char *val, char *have, size_t len,
+			bool *match)
 {
 	static const char *const files[][2] = { { "defer-hard-irqs", "napi_defer_hard_irqs" },
 						{ "gro-flush-timeout", "gro_flush_timeout" },
@@ -1380,8 +1381,8 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 
 		if (kv->sect != PS_NAPI && kv->sect != PS_BQL)
 			continue;
-		known = (kv->sect == PS_NAPI ? verify_napi : verify_bql)(dev, kv->key, kv->val, have,
-									   sizeof(have), &match);
+		known = (kv->sect == PS_NAPI ? verify_napi : verify_bql)(
+			dev, kv->key, kv->val, have, sizeof(have), &match);
 		st = verify_row(prof_sect_name(kv->sect), kv->key, kv->val, known ? have : NULL,
 				known && match);
 		drift += strcmp(st, "ok") != 0;

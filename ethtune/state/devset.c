@@ -511,9 +511,9 @@ out:
 /* A parameter of one target (a NAPI or a TX queue), the value asked and the one it had. */
 struct target_change {
 	const struct et_param *p;
-	const char *file; /* sysfs: the file (device's NAPI default or the queue's BQL) */
-	bool all;	  /* every NAPI or queue of the device */
-	uint32_t id;	  /* NAPI id or TX queue index */
+	const char *file;  /* sysfs: the file (device's NAPI default or the queue's BQL) */
+	bool all;	   /* every NAPI or queue of the device */
+	uint32_t id;	   /* NAPI id or TX queue index */
 	uint64_t val, old; /* old: of the sysfs file */
 };
 
@@ -608,10 +608,9 @@ static int parse_targets(const char *what, const char *prefix, const struct et_p
 				 (unsigned long long)v, (unsigned long long)p->max);
 			return -ERANGE;
 		}
-		tc[*n] = (struct target_change){ .p = p,
-						 .all = has ? false : all,
-						 .id = has ? tid : id,
-						 .val = v };
+		tc[*n] = (struct target_change){
+			.p = p, .all = has ? false : all, .id = has ? tid : id, .val = v
+		};
 		for (i = 0; i < *n; i++)
 			if (tc[i].p == p && tc[i].all == tc[*n].all && tc[i].id == tc[*n].id) {
 				snprintf(err, errlen, "%s given twice", p->key);
@@ -678,8 +677,8 @@ static void napi_list(const struct nd_dev *d, char *buf, size_t len)
 /* NAPI parameters: per NAPI through napi-set where the kernel has it (all NAPIs or one), else the
  * device's sysfs files for the whole device. Every value is checked before anything changes; a
  * NAPI that refuses puts back the NAPIs already changed. */
-static int set_napi(const char *dev, int argc, char **argv, bool journal, char *err,
-		    size_t errlen, void (*warn)(const char *))
+static int set_napi(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,
+		    void (*warn)(const char *))
 {
 	static const char keys[] =
 		"defer-hard-irqs, gro-flush-timeout, irq-suspend-timeout or threaded";
@@ -730,8 +729,8 @@ static int set_napi(const char *dev, int argc, char **argv, bool journal, char *
 		bool reported = napi_setop;
 
 		if (!tc[i].all && !napi_get) {
-			snprintf(err, errlen,
-				 "NAPI %u: %s (napi all uses %s's sysfs files)", tc[i].id,
+			snprintf(err, errlen, "NAPI %u: %s (napi all uses %s's sysfs files)",
+				 tc[i].id,
 				 family ? "this kernel has no napi-get"
 					: "this kernel has no netdev netlink family",
 				 dev);
@@ -799,8 +798,8 @@ static int set_napi(const char *dev, int argc, char **argv, bool journal, char *
 		}
 	}
 	for (done = 0; done < d.n_napi; done++) {
-		unsigned int nch = napi_changes_of(tc, n, d.napi[done].id, &d.napi[done], ch,
-						   false);
+		unsigned int nch =
+			napi_changes_of(tc, n, d.napi[done].id, &d.napi[done], ch, false);
 
 		if (!nch)
 			continue;
@@ -1066,12 +1065,12 @@ int devset_apply(const char *dev, int argc, char **argv, char *err, size_t errle
 		snprintf(err, errlen, "no such device '%s'", dev);
 		return -ENODEV;
 	}
-	snprintf(
-		err, errlen,
-		"unknown setting '%s' (expected coalesce, ring, channels, feature, priv-flag, napi, "
-		"bql, mtu, gso-max-size, gso-max-segs, gso-ipv4-max-size, txqueuelen or "
-		"admin-state)",
-		argv[0]);
+	snprintf(err, errlen,
+		 "unknown setting '%s' (expected coalesce, ring, channels, feature, priv-flag, "
+		 "napi, "
+		 "bql, mtu, gso-max-size, gso-max-segs, gso-ipv4-max-size, txqueuelen or "
+		 "admin-state)",
+		 argv[0]);
 	return -EINVAL;
 }
 

@@ -78,7 +78,7 @@ struct nd_qstats {
 	uint64_t present;
 };
 
-#define ND_MAX_NAPI 256
+#define ND_MAX_NAPI   256
 #define ND_MAX_QUEUES 512
 
 /* What the kernel told of one device; each *_ret is 0 or why that dump failed (-EPROTONOSUPPORT:

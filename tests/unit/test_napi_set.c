@@ -19,12 +19,12 @@
 /* What the fake kernel saw, in order: "journal KEY=OLD", "set ID KEY=VAL ...". */
 static char events[32][160];
 static int nev;
-static int open_err;	    /* nl_open_genl("netdev") answers this */
-static int probe_err;	    /* the id-only napi-set (is there napi-set at all?) */
-static uint32_t refuse_id;  /* napi_set answers EINVAL for this NAPI */
+static int open_err;	   /* nl_open_genl("netdev") answers this */
+static int probe_err;	   /* the id-only napi-set (is there napi-set at all?) */
+static uint32_t refuse_id; /* napi_set answers EINVAL for this NAPI */
 static int dropped;
 static unsigned int n_fake; /* NAPIs of the fake device: ids 10, 11, ... */
-static char *buf; /* the request buffer, NL_BUFSZ, kept for the process */
+static char *buf;	    /* the request buffer, NL_BUFSZ, kept for the process */
 
 int __wrap_nl_open_genl(struct nl_sock *ns, const char *family)
 {
