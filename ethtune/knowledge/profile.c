@@ -964,6 +964,29 @@ static unsigned int sect_args(struct profile *p, int sect, char **argv, unsigned
 	return n;
 }
 
+/* [napi] needs NAPIs (or, without napi-get, the device's sysfs files) and [bql] BQL. */
+static int profile_validate_queues(struct profile *p, const char *dev, char *err, size_t errlen)
+{
+	static struct nd_dev nd;
+	char path[256];
+
+	if (profile_count(p, PS_NAPI)) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/gro_flush_timeout", dev);
+		netdev_get((int)if_nametoindex(dev), &nd);
+		if ((!nd.napi_ret && !nd.n_napi) || (nd.napi_ret && access(path, W_OK))) {
+			snprintf(err, errlen, "%s has no NAPI instances but the profile sets [napi]",
+				 dev);
+			return -EOPNOTSUPP;
+		}
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits", dev);
+	if (profile_count(p, PS_BQL) && access(path, F_OK)) {
+		snprintf(err, errlen, "%s has no byte queue limits but the profile sets [bql]", dev);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* Check every setting against the device before anything is changed. */
 static int profile_validate_dev(struct profile *p, const char *dev, char *err, size_t errlen)
 {
@@ -1000,6 +1023,9 @@ static int profile_validate_dev(struct profile *p, const char *dev, char *err, s
 			goto out;
 		}
 	}
+	ret = profile_validate_queues(p, dev, err, errlen);
+	if (ret)
+		goto out;
 	for (i = 0; i < p->n; i++) {
 		char buf[256];
 
