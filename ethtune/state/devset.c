@@ -612,7 +612,8 @@ static int parse_targets(const char *what, const char *prefix, const struct et_p
 			.p = p, .all = has ? false : all, .id = has ? tid : id, .val = v
 		};
 		for (i = 0; i < *n; i++)
-			if (tc[i].p == p && tc[i].all == tc[*n].all && tc[i].id == tc[*n].id) {
+			/* all and one target of the same key overlap as well */
+			if (tc[i].p == p && (tc[i].all || tc[*n].all || tc[i].id == tc[*n].id)) {
 				snprintf(err, errlen, "%s given twice", p->key);
 				return -EINVAL;
 			}

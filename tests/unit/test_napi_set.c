@@ -167,6 +167,9 @@ static void out_of_range_changes_nothing(void **state)
 	assert_string_equal(err, "defer-hard-irqs 2147483648 is above the maximum 2147483647");
 	assert_int_equal(set("napi threaded maybe", err, sizeof(err)), -EINVAL);
 	assert_int_equal(set("napi all defer-hard-irqs", err, sizeof(err)), -EINVAL);
+	/* every NAPI and one of them: the same key twice for that one */
+	assert_int_equal(set("napi threaded on 10/threaded off", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "threaded given twice");
 	assert_int_equal(set("napi Defer-hard-irqs 1", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "unknown napi parameter 'Defer-hard-irqs' (expected "
 				 "defer-hard-irqs, gro-flush-timeout, irq-suspend-timeout or "
