@@ -93,20 +93,27 @@ for n in json.load(sys.stdin)["napi"]:
 }
 
 # set napi all, then restore
-ktap_check "set napi all defer-hard-irqs 5 gro-flush-timeout 40000 irq-suspend-timeout 2000000 threaded on" \
-	et set $VA napi all defer-hard-irqs 5 gro-flush-timeout 40000 irq-suspend-timeout 2000000 threaded on
-ktap_check "every NAPI reads back the values, with a poll thread" bash -c "'$E' --netns $NS --json show $VA |
-	python3 -c 'import json,sys
-for n in json.load(sys.stdin)[\"napi\"]:
-    assert (n[\"defer-hard-irqs\"], n[\"gro-flush-timeout\"], n[\"irq-suspend-timeout\"], n[\"threaded\"]) == (5, 40000, 2000000, \"on\"), n
-    assert \"pid\" in n, n'"
+SET="defer-hard-irqs 5 gro-flush-timeout 40000 irq-suspend-timeout 2000000 threaded on"
+ktap_check "set napi all $SET" et set $VA napi all $SET
+all_set() {
+	et --json show $VA | python3 -c '
+import json, sys
+keys = ("defer-hard-irqs", "gro-flush-timeout", "irq-suspend-timeout", "threaded")
+for n in json.load(sys.stdin)["napi"]:
+    assert tuple(n[k] for k in keys) == (5, 40000, 2000000, "on"), n
+    assert "pid" in n, n'
+}
+ktap_check "every NAPI reads back the values, with a poll thread" all_set
 ktap_check "the pid show reports is the NAPI's thread" pid_ok
 ktap_check "restore --list has one entry per NAPI and key" bash -c \
 	"[ \$('$E' restore --list | grep -c ' napi ') -eq $((nnapi * 4)) ]"
 ktap_check "restore" et restore $VA
 after=$(snap)
 [ "$before" = "$after" ] && ktap_ok "napi set + restore: every NAPI as before" ||
-	{ ktap_fail "napi set + restore: every NAPI as before"; diff <(echo "$before") <(echo "$after") | sed 's/^/# /'; }
+	{
+		ktap_fail "napi set + restore: every NAPI as before"
+		diff <(echo "$before") <(echo "$after") | sed 's/^/# /'
+	}
 
 # one NAPI
 first=$(echo "$before" | head -1 | cut -d' ' -f1)
@@ -148,7 +155,9 @@ bad() { # bad RC MESSAGE ARGS...
 	[ $got -eq $rc ] && [ "$(cat $T/err)" = "$msg" ] && [ "$(snap)" = "$before" ] &&
 		[ -z "$("$E" restore --list | grep ' napi ')" ]
 }
-order=$(et --json show $VA | python3 -c 'import json,sys; print(", ".join(str(n["napi-id"]) for n in json.load(sys.stdin)["napi"]))')
+order=$(et --json show $VA | python3 -c '
+import json, sys
+print(", ".join(str(n["napi-id"]) for n in json.load(sys.stdin)["napi"]))')
 ktap_check "napi 999999: no such NAPI, nothing changed" bad 1 \
 	"ethtune: set $VA: no NAPI 999999 on $VA (its NAPIs: $order)" napi 999999 threaded on
 ktap_check "napi defer-hard-irqs out of range, nothing changed" bad 2 \
@@ -194,7 +203,8 @@ b = json.load(sys.stdin)["bql"][0]
 got = "%d %d %d" % (b["stall-thrs"], b["limit-min"], b["limit-max"])
 assert got == sys.argv[1], (got, sys.argv[1])' "$(bql_snap)"
 }
-ktap_check "sysfs reads the BQL values back" bash -c "[ \"\$(ip netns exec $NS cat $BQ/stall_thrs $BQ/limit_min $BQ/limit_max | paste -sd' ')\" = '20 1000 100000' ]"
+bql_is() { [ "$(bql_snap)" = "$1" ]; }
+ktap_check "sysfs reads the BQL values back" bql_is "20 1000 100000"
 ktap_check "show's BQL agrees with sysfs" bql_agree
 ktap_check_fail "bql stall-thrs 1 is refused" et set $IFB bql tx-0 stall-thrs 1
 ktap_check "restore $IFB" et restore $IFB
