@@ -156,6 +156,25 @@ static void show_napi_param(const char *dev, const struct nd_napi *n, bool sysfs
 	print_uint(PRINT_ANY, p->key, fmt, v);
 }
 
+/* The CPU a thread last ran on: /proc/PID/stat's processor, the 39th field (after the command
+ * name in parentheses, which may hold anything). -1 when it cannot be read. */
+static int thread_cpu(uint64_t pid)
+{
+	char path[64], buf[1024], *p, *save = NULL;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	if (read_file_str(path, buf, sizeof(buf)))
+		return -1;
+	p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	for (field = 3, p = strtok_r(p + 1, " ", &save); p; p = strtok_r(NULL, " ", &save), field++)
+		if (field == 39)
+			return atoi(p);
+	return -1;
+}
+
 /* IRQ, its affinity and the CPUs it is delivered to, the poll thread and the napi-set values. */
 static void show_napi_fields(const char *dev, const struct nd_napi *n, bool sysfs)
 {
@@ -184,10 +203,18 @@ static void show_napi_fields(const char *dev, const struct nd_napi *n, bool sysf
 		print_na("irq-affinity", " affinity %s");
 		print_na("irq-effective-affinity", " effective %s");
 	}
-	if (n && napi_has(n, ND_A_NAPI_PID))
+	if (n && napi_has(n, ND_A_NAPI_PID)) {
+		int cpu = thread_cpu(n->a.v[ND_A_NAPI_PID]);
+
 		print_uint(PRINT_ANY, "pid", " pid %llu", n->a.v[ND_A_NAPI_PID]);
-	else
+		if (cpu >= 0)
+			print_uint(PRINT_ANY, "thread-cpu", " cpu %llu", (uint64_t)cpu);
+		else
+			print_na("thread-cpu", " cpu %s");
+	} else {
 		print_na("pid", " pid %s");
+		print_na("thread-cpu", " cpu %s");
+	}
 	for (i = 0; i < n_napi_params; i++)
 		show_napi_param(dev, n, sysfs, &napi_params[i]);
 }

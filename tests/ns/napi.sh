@@ -101,9 +101,11 @@ import json, sys
 keys = ("defer-hard-irqs", "gro-flush-timeout", "irq-suspend-timeout", "threaded")
 for n in json.load(sys.stdin)["napi"]:
     assert tuple(n[k] for k in keys) == (5, 40000, 2000000, "on"), n
-    assert "pid" in n, n'
+    assert "pid" in n, n
+    # the CPU the thread last ran on is one of this machine's
+    assert 0 <= n["thread-cpu"] < int(sys.argv[1]), n' $(nproc --all)
 }
-ktap_check "every NAPI reads back the values, with a poll thread" all_set
+ktap_check "every NAPI reads back the values, with a poll thread and its CPU" all_set
 ktap_check "the pid show reports is the NAPI's thread" pid_ok
 ktap_check "restore --list has one entry per NAPI and key" bash -c \
 	"[ \$('$E' restore --list | grep -c ' napi ') -eq $((nnapi * 4)) ]"
