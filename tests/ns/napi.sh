@@ -102,7 +102,7 @@ keys = ("defer-hard-irqs", "gro-flush-timeout", "irq-suspend-timeout", "threaded
 for n in json.load(sys.stdin)["napi"]:
     assert tuple(n[k] for k in keys) == (5, 40000, 2000000, "on"), n
     assert "pid" in n, n
-    # the CPU the thread last ran on is one of this machine's
+    # the CPU the thread last ran on is one the machine has
     assert 0 <= n["thread-cpu"] < int(sys.argv[1]), n' $(nproc --all)
 }
 ktap_check "every NAPI reads back the values, with a poll thread and its CPU" all_set
