@@ -33,11 +33,13 @@ const struct cli_cmd cli_set = {
 	.name = "set",
 	.fn = cmd_set,
 	.synopsis = "DEV coalesce|ring|channels KEY VAL... | feature NAME on|off |\n"
-		    "       priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N |\n"
+		    "       priv-flag NAME on|off | napi [ID|all] KEY VAL... |\n"
+		    "       bql [tx-N|all] KEY VAL... | mtu N | gso-max-size N | gso-max-segs N |\n"
 		    "       gso-ipv4-max-size N | txqueuelen N | admin-state up|down",
 	.opts = { set_opts },
-	.subcmds = "coalesce ring channels feature priv-flag mtu gso-max-size gso-max-segs "
-		   "gso-ipv4-max-size txqueuelen admin-state",
+	.subcmds =
+		"coalesce ring channels feature priv-flag napi bql mtu gso-max-size gso-max-segs "
+		"gso-ipv4-max-size txqueuelen admin-state",
 	.dev_arg = true,
 };
 
@@ -68,8 +70,8 @@ int cmd_set(int argc, char **argv)
 		return ret;
 	if (argc < 3) {
 		et_err("set: usage: ethtune set DEV coalesce|ring|channels KEY VAL... | feature "
-		       "NAME "
-		       "on|off | priv-flag NAME on|off | mtu N | gso-max-size N | gso-max-segs N | "
+		       "NAME on|off | priv-flag NAME on|off | napi [ID|all] KEY VAL... | "
+		       "bql [tx-N|all] KEY VAL... | mtu N | gso-max-size N | gso-max-segs N | "
 		       "gso-ipv4-max-size N | txqueuelen N | admin-state up|down [--for SECONDS] "
 		       "[--allow-link-down]");
 		return EXIT_USAGE;

@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <net/if.h>
 #include <linux/if_link.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "nl/devobj.h"
+#include "nl/netdev.h"
 #include "state/devset.h"
 #include "util/ethtune.h"
 #include "out/json_print.h"
@@ -107,6 +109,225 @@ static void show_bql(const char *dev, unsigned int ntx)
 		print_text("\n");
 	}
 	close_json_array(PRINT_JSON, NULL);
+	print_nl();
+}
+
+/* Per-device NAPI defaults in sysfs (the kernel's fallback when it has no per-NAPI napi-set):
+ * file name and the napi-set keyword it stands for. */
+static const char *const napi_sysfs[][2] = {
+	{ "napi_defer_hard_irqs", "defer-hard-irqs" },
+	{ "gro_flush_timeout", "gro-flush-timeout" },
+	{ "threaded", "threaded" },
+};
+
+static int napi_sysfs_get(const char *dev, unsigned int i, uint64_t *v)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, napi_sysfs[i][0]);
+	return read_file_u64(path, v);
+}
+
+/* One napi-set parameter: netlink value, else (no napi-get at all) the device's sysfs file. */
+static void show_napi_param(const char *dev, const struct nd_napi *n, bool sysfs,
+			    const struct et_param *p)
+{
+	char fmt[48], buf[32];
+	uint64_t v;
+	unsigned int i;
+	bool have = n && napi_has(n, p->attr);
+
+	if (have)
+		v = n->a.v[p->attr];
+	for (i = 0; !have && sysfs && i < sizeof(napi_sysfs) / sizeof(napi_sysfs[0]); i++)
+		if (!strcmp(napi_sysfs[i][1], p->key))
+			have = !napi_sysfs_get(dev, i, &v);
+	snprintf(fmt, sizeof(fmt), " %s %%s", p->key);
+	if (!have) {
+		print_na(p->key, fmt);
+		return;
+	}
+	if (p->type == ET_ENUM) {
+		obj_format_val(p, v, buf, sizeof(buf));
+		print_string(PRINT_ANY, p->key, fmt, buf);
+		return;
+	}
+	snprintf(fmt, sizeof(fmt), " %s %%llu", p->key);
+	print_uint(PRINT_ANY, p->key, fmt, v);
+}
+
+/* The CPU a thread last ran on: /proc/PID/stat's processor, the 39th field (after the command
+ * name in parentheses, which may hold anything). -1 when it cannot be read. */
+static int thread_cpu(uint64_t pid)
+{
+	char path[64], buf[1024], *p, *save = NULL;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	if (read_file_str(path, buf, sizeof(buf)))
+		return -1;
+	p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	for (field = 3, p = strtok_r(p + 1, " ", &save); p; p = strtok_r(NULL, " ", &save), field++)
+		if (field == 39)
+			return atoi(p);
+	return -1;
+}
+
+/* IRQ, its affinity and the CPUs it is delivered to, the poll thread and the napi-set values. */
+static void show_napi_fields(const char *dev, const struct nd_napi *n, bool sysfs)
+{
+	char path[64], buf[256];
+	unsigned int i;
+
+	if (n && napi_has(n, ND_A_NAPI_IRQ)) {
+		uint64_t irq = n->a.v[ND_A_NAPI_IRQ];
+
+		print_uint(PRINT_ANY, "irq", " irq %llu", irq);
+		snprintf(path, sizeof(path), "/proc/irq/%llu/smp_affinity_list",
+			 (unsigned long long)irq);
+		if (read_file_str(path, buf, sizeof(buf)))
+			print_na("irq-affinity", " affinity %s");
+		else
+			print_string(PRINT_ANY, "irq-affinity", " affinity %s", buf);
+		/* where the interrupt controller actually delivers it, not the last CPU it ran */
+		snprintf(path, sizeof(path), "/proc/irq/%llu/effective_affinity_list",
+			 (unsigned long long)irq);
+		if (read_file_str(path, buf, sizeof(buf)))
+			print_na("irq-effective-affinity", " effective %s");
+		else
+			print_string(PRINT_ANY, "irq-effective-affinity", " effective %s", buf);
+	} else {
+		print_na("irq", " irq %s");
+		print_na("irq-affinity", " affinity %s");
+		print_na("irq-effective-affinity", " effective %s");
+	}
+	if (n && napi_has(n, ND_A_NAPI_PID)) {
+		int cpu = thread_cpu(n->a.v[ND_A_NAPI_PID]);
+
+		print_uint(PRINT_ANY, "pid", " pid %llu", n->a.v[ND_A_NAPI_PID]);
+		if (cpu >= 0)
+			print_uint(PRINT_ANY, "thread-cpu", " cpu %llu", (uint64_t)cpu);
+		else
+			print_na("thread-cpu", " cpu %s");
+	} else {
+		print_na("pid", " pid %s");
+		print_na("thread-cpu", " cpu %s");
+	}
+	for (i = 0; i < n_napi_params; i++)
+		show_napi_param(dev, n, sysfs, &napi_params[i]);
+}
+
+static void show_qstats(const struct nd_qstats *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_qstats_tx_keys; i++) {
+		const struct nd_stat_key *k = &qstats_tx_keys[i];
+		char fmt[48];
+
+		snprintf(fmt, sizeof(fmt), " %s %%s", k->key);
+		if (!s || !qstats_has(s, k->attr)) {
+			print_na(k->key, fmt);
+			continue;
+		}
+		snprintf(fmt, sizeof(fmt), " %s %%llu", k->key);
+		print_uint(PRINT_ANY, k->key, fmt, s->v[k->attr]);
+	}
+}
+
+static const char *nd_why(int ret)
+{
+	return ret == -EPROTONOSUPPORT ? "no netdev netlink family"
+	       : ret == -EOPNOTSUPP	? "not supported by this kernel or device"
+					: strerror(-ret);
+}
+
+/* TX queues with their NAPI (netdev queue-get/napi-get), and every NAPI of the device; queues
+ * from sysfs and per-device sysfs values where the kernel has no such operation. */
+static void show_napi(const char *dev, int ifindex, unsigned int ntx)
+{
+	static struct nd_dev nd;
+	bool nl_queues, sysfs;
+	unsigned int q, i;
+
+	netdev_get(ifindex, &nd);
+	nl_queues = !nd.queue_ret && nd.n_queue;
+	sysfs = nd.napi_ret != 0;
+	/* a kernel without queue-get: the queues sysfs lists */
+	if (!nl_queues) {
+		char path[256];
+
+		for (ntx = 0; ntx < ND_MAX_QUEUES; ntx++) {
+			snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", dev, ntx);
+			if (access(path, F_OK))
+				break;
+		}
+	}
+	open_json_array(PRINT_JSON, "tx-queues");
+	print_text("TX queues and NAPI:\n");
+	if (nd.queue_ret)
+		print_text("  (queue-get: %s)\n", nd_why(nd.queue_ret));
+	if (nd.qstats_ret)
+		print_text("  (qstats-get: %s)\n", nd_why(nd.qstats_ret));
+	for (q = 0; q < ntx; q++) {
+		const struct nd_queue *nq = nd_queue_find(&nd, ND_QUEUE_TYPE_TX, q);
+		const struct nd_napi *n = NULL;
+
+		if (nl_queues && !nq)
+			continue;
+		print_text("  tx-%u:", q);
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "queue", NULL, q);
+		if (nq && nq->has_napi) {
+			print_uint(PRINT_ANY, "napi-id", " napi %llu", nq->napi_id);
+			n = nd_napi_by_id(&nd, nq->napi_id);
+		} else {
+			print_na("napi-id", " napi %s");
+		}
+		show_napi_fields(dev, n, sysfs);
+		print_text("\n       ");
+		show_qstats(nd_qstats_find(&nd, ND_QUEUE_TYPE_TX, q));
+		close_json_object();
+		print_text("\n");
+	}
+	close_json_array(PRINT_JSON, NULL);
+	open_json_array(PRINT_JSON, "napi");
+	if (nd.napi_ret)
+		print_text("NAPI instances: n/a (napi-get: %s)\n", nd_why(nd.napi_ret));
+	else if (!nd.n_napi)
+		print_text("NAPI instances: none\n");
+	else
+		print_text("NAPI instances:\n");
+	for (i = 0; i < nd.n_napi; i++) {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "napi-id", "  napi %llu:", nd.napi[i].id);
+		show_napi_fields(dev, &nd.napi[i], false);
+		close_json_object();
+		print_text("\n");
+	}
+	close_json_array(PRINT_JSON, NULL);
+	open_json_object("napi-sysfs");
+	print_text("NAPI defaults (sysfs, whole device):");
+	for (i = 0; i < sizeof(napi_sysfs) / sizeof(napi_sysfs[0]); i++) {
+		const struct et_param *p = napi_param(napi_sysfs[i][1]);
+		char fmt[48], buf[32];
+		uint64_t v;
+
+		snprintf(fmt, sizeof(fmt), " %s %%s", p->key);
+		if (napi_sysfs_get(dev, i, &v)) {
+			print_na(p->key, fmt);
+		} else if (p->type == ET_ENUM) {
+			obj_format_val(p, v, buf, sizeof(buf));
+			print_string(PRINT_ANY, p->key, fmt, buf);
+		} else {
+			snprintf(fmt, sizeof(fmt), " %s %%llu", p->key);
+			print_uint(PRINT_ANY, p->key, fmt, v);
+		}
+	}
+	close_json_object();
+	print_text("\n");
 	print_nl();
 }
 
@@ -222,6 +443,8 @@ int show_device(const char *dev)
 	nl_close(&eth);
 	if (vals_has(&l.v, IFLA_NUM_TX_QUEUES))
 		show_bql(dev, (unsigned int)l.v.v[IFLA_NUM_TX_QUEUES]);
+	show_napi(dev, l.ifindex,
+		  vals_has(&l.v, IFLA_NUM_TX_QUEUES) ? (unsigned int)l.v.v[IFLA_NUM_TX_QUEUES] : 0);
 	show_sysctls();
 	if (d.ok)
 		show_driver_extras(dev, d.driver);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "nl/devobj.h"
+#include "nl/netdev.h"
 #include "state/devset.h"
 #include "knowledge/drvdb.h"
 #include "util/ethtune.h"
@@ -25,7 +26,8 @@
 static const char *const sect_names[PS_COUNT] = {
 	[PS_PROFILE] = "profile",	[PS_MATCH] = "match",
 	[PS_COALESCE] = "coalesce",	[PS_RING] = "ring",
-	[PS_CHANNELS] = "channels",	[PS_SYSCTL] = "sysctl",
+	[PS_CHANNELS] = "channels",	[PS_NAPI] = "napi",
+	[PS_BQL] = "bql",		[PS_SYSCTL] = "sysctl",
 	[PS_PROVENANCE] = "provenance",
 };
 
@@ -58,7 +60,12 @@ static const struct et_object *sect_obj(int sect)
 /* The ethtune set object name for a section. */
 static const char *sect_setname(int sect)
 {
-	return sect == PS_COALESCE ? "coalesce" : sect == PS_RING ? "ring" : "channels";
+	static const char *const names[PS_COUNT] = {
+		[PS_COALESCE] = "coalesce", [PS_RING] = "ring", [PS_CHANNELS] = "channels",
+		[PS_NAPI] = "napi",	    [PS_BQL] = "bql",
+	};
+
+	return sect >= 0 && sect < PS_COUNT ? names[sect] : NULL;
 }
 
 static bool in_list(const char *const *l, const char *s)
@@ -208,6 +215,26 @@ static int check_value(int sect, const char *key, const char *val, char *msg, si
 		return 0;
 	}
 	switch (sect) {
+	case PS_NAPI:
+	case PS_BQL:
+		/* the keywords of ethtune set DEV napi|bql, for every NAPI or TX queue */
+		p = sect == PS_NAPI ? napi_param(key) : devset_bql_param(key);
+		if (!p) {
+			snprintf(msg, len, "unknown %s parameter '%s'", prof_sect_name(sect), key);
+			return -EINVAL;
+		}
+		if (obj_parse_val(p, val, &v)) {
+			snprintf(msg, len, "invalid value '%s' for %s%s", val, key,
+				 p->type == ET_ENUM ? " (expected on or off)"
+						    : " (expected a number)");
+			return -EINVAL;
+		}
+		if (p->max && v > p->max) {
+			snprintf(msg, len, "%s %s is above the maximum %llu", key, val,
+				 (unsigned long long)p->max);
+			return -ERANGE;
+		}
+		return 0;
 	case PS_PROFILE:
 		if (!in_list(profile_keys, key))
 			goto unknown;
@@ -341,7 +368,8 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 			if (sect == PS_NONE) {
 				snprintf(err, errlen,
 					 "%s:%d: unknown section [%s] (expected profile, "
-					 "match, coalesce, ring, channels, sysctl, provenance)",
+					 "match, coalesce, ring, channels, napi, bql, sysctl, "
+					 "provenance)",
 					 origin, line, l);
 				return -EINVAL;
 			}
@@ -417,9 +445,12 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 		return -EINVAL;
 	}
 	if (!profile_count(p, PS_COALESCE) && !profile_count(p, PS_RING) &&
-	    !profile_count(p, PS_CHANNELS) && !profile_count(p, PS_SYSCTL)) {
+	    !profile_count(p, PS_CHANNELS) && !profile_count(p, PS_NAPI) &&
+	    !profile_count(p, PS_BQL) && !profile_count(p, PS_SYSCTL)) {
 		snprintf(err, errlen,
-			 "%s: no settings ([coalesce], [ring], [channels] or [sysctl])", origin);
+			 "%s: no settings ([coalesce], [ring], [channels], [napi], [bql] or "
+			 "[sysctl])",
+			 origin);
 		return -EINVAL;
 	}
 	kind = profile_get(p, PS_PROVENANCE, "kind");
@@ -933,6 +964,29 @@ static unsigned int sect_args(struct profile *p, int sect, char **argv, unsigned
 	return n;
 }
 
+/* [napi] needs NAPIs (or, without napi-get, the device's sysfs files) and [bql] BQL. */
+static int profile_validate_queues(struct profile *p, const char *dev, char *err, size_t errlen)
+{
+	static struct nd_dev nd;
+	char path[256];
+
+	if (profile_count(p, PS_NAPI)) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/gro_flush_timeout", dev);
+		netdev_get((int)if_nametoindex(dev), &nd);
+		if ((!nd.napi_ret && !nd.n_napi) || (nd.napi_ret && access(path, W_OK))) {
+			snprintf(err, errlen, "%s has no NAPI instances but the profile sets [napi]",
+				 dev);
+			return -EOPNOTSUPP;
+		}
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits", dev);
+	if (profile_count(p, PS_BQL) && access(path, F_OK)) {
+		snprintf(err, errlen, "%s has no byte queue limits but the profile sets [bql]", dev);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* Check every setting against the device before anything is changed. */
 static int profile_validate_dev(struct profile *p, const char *dev, char *err, size_t errlen)
 {
@@ -969,6 +1023,9 @@ static int profile_validate_dev(struct profile *p, const char *dev, char *err, s
 			goto out;
 		}
 	}
+	ret = profile_validate_queues(p, dev, err, errlen);
+	if (ret)
+		goto out;
 	for (i = 0; i < p->n; i++) {
 		char buf[256];
 
@@ -1089,7 +1146,7 @@ static int device_ready(const char *dev)
 
 int profile_apply(const char *dev, const char *name, bool force, bool dry)
 {
-	static const int sects[] = { PS_COALESCE, PS_RING, PS_CHANNELS };
+	static const int sects[] = { PS_COALESCE, PS_RING, PS_CHANNELS, PS_NAPI, PS_BQL };
 	struct profile *p = malloc(sizeof(*p));
 	struct prof_dev d;
 	char err[768];
@@ -1219,6 +1276,73 @@ static const char *verify_row(const char *object, const char *key, const char *w
 	return st;
 }
 
+/* The value every NAPI of dev has for key (netdev napi-get, else the device's sysfs file);
+ * have is the first that differs from want. False when nothing reports it. */
+static bool verify_napi(const char *dev, const char *key, const char *val, char *have, size_t len,
+			bool *match)
+{
+	static const char *const files[][2] = { { "defer-hard-irqs", "napi_defer_hard_irqs" },
+						{ "gro-flush-timeout", "gro_flush_timeout" },
+						{ "threaded", "threaded" } };
+	static struct nd_dev nd;
+	const struct et_param *prm = napi_param(key);
+	uint64_t want = 0, v;
+	unsigned int k, seen = 0;
+	char path[256];
+
+	obj_parse_val(prm, val, &want);
+	*match = true;
+	if (!netdev_get((int)if_nametoindex(dev), &nd) && !nd.napi_ret) {
+		for (k = 0; k < nd.n_napi; k++) {
+			if (!napi_has(&nd.napi[k], prm->attr))
+				continue;
+			v = nd.napi[k].a.v[prm->attr];
+			if (!seen++ || (*match && v != want))
+				obj_format_val(prm, v, have, len);
+			*match &= v == want;
+		}
+		if (seen)
+			return true;
+	}
+	for (k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		if (strcmp(files[k][0], key))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, files[k][1]);
+		if (read_file_u64(path, &v))
+			return false;
+		obj_format_val(prm, v, have, len);
+		*match = v == want;
+		return true;
+	}
+	return false;
+}
+
+/* The value every TX queue of dev has for a BQL key; have is the first that differs. */
+static bool verify_bql(const char *dev, const char *key, const char *val, char *have, size_t len,
+		       bool *match)
+{
+	uint64_t want = 0, v;
+	unsigned int q;
+	char path[256], file[32], *c;
+
+	obj_parse_val(devset_bql_param(key), val, &want);
+	snprintf(file, sizeof(file), "%s", key);
+	for (c = file; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	*match = true;
+	for (q = 0; q < 4096; q++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s",
+			 dev, q, file);
+		if (read_file_u64(path, &v))
+			break;
+		if (!q || (*match && v != want))
+			snprintf(have, len, "%llu", (unsigned long long)v);
+		*match &= v == want;
+	}
+	return q > 0;
+}
+
 int profile_verify(const char *dev, const char *name, bool force, unsigned int *ndrift)
 {
 	static const int sects[] = { PS_COALESCE, PS_RING, PS_CHANNELS };
@@ -1274,6 +1398,21 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 			drift += strcmp(st, "ok") != 0;
 			checked++;
 		}
+	}
+	for (i = 0; i < p->n; i++) {
+		const struct prof_kv *kv = &p->kv[i];
+		char have[64];
+		bool known, match;
+		const char *st;
+
+		if (kv->sect != PS_NAPI && kv->sect != PS_BQL)
+			continue;
+		known = (kv->sect == PS_NAPI ? verify_napi : verify_bql)(
+			dev, kv->key, kv->val, have, sizeof(have), &match);
+		st = verify_row(prof_sect_name(kv->sect), kv->key, kv->val, known ? have : NULL,
+				known && match);
+		drift += strcmp(st, "ok") != 0;
+		checked++;
 	}
 	for (i = 0; i < p->n; i++) {
 		char have[256], want[sizeof(p->kv[i].val)];

@@ -156,6 +156,21 @@ static int nl_error(struct nl_sock *ns, const struct nlmsghdr *nlh)
 	return err->error;
 }
 
+static int nl_done_error(struct nl_sock *ns, const struct nlmsghdr *nlh)
+{
+	int e;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(int)))
+		return 0;
+	memcpy(&e, mnl_nlmsg_get_payload(nlh), sizeof(e));
+	if (e > 0)
+		e = -e;
+	if (e && (nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
+	    nlh->nlmsg_len > mnl_nlmsg_size(sizeof(int)))
+		mnl_attr_parse(nlh, sizeof(int), extack_attr_cb, ns);
+	return e;
+}
+
 int nl_parse_buf(struct nl_sock *ns, const void *buf, size_t len, uint32_t seq, mnl_cb_t cb,
 		 void *data)
 {
@@ -175,8 +190,13 @@ int nl_parse_buf(struct nl_sock *ns, const void *buf, size_t len, uint32_t seq, 
 
 			return e ? e : MNL_CB_STOP;
 		}
-		case NLMSG_DONE:
-			return MNL_CB_STOP;
+		case NLMSG_DONE: {
+			/* A dump the kernel cannot make ends in DONE carrying the error (a netdev
+			 * operation the device lacks: EOPNOTSUPP), and its extack after it. */
+			int e = nl_done_error(ns, nlh);
+
+			return e ? e : MNL_CB_STOP;
+		}
 		case NLMSG_OVERRUN:
 			return -ENOSPC;
 		default:

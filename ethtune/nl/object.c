@@ -163,6 +163,8 @@ int obj_parse_val(const struct et_param *p, const char *s, uint64_t *out)
 			}
 		return -EINVAL;
 	}
+	case ET_U64:
+		return parse_u64(s, out);
 	case ET_U8:
 		ret = parse_u32(s, &u);
 		if (ret)

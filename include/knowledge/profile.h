@@ -12,6 +12,8 @@ enum prof_sect {
 	PS_COALESCE,
 	PS_RING,
 	PS_CHANNELS,
+	PS_NAPI, /* napi-set keywords, applied to every NAPI of the device */
+	PS_BQL,	 /* byte queue limits, applied to every TX queue */
 	PS_SYSCTL,
 	PS_PROVENANCE,
 	PS_COUNT,

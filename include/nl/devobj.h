@@ -13,6 +13,7 @@ enum et_ptype {
 	ET_BOOL, /* u8 on|off */
 	ET_U8,	 /* small number */
 	ET_ENUM, /* u8 with names (enum_names) */
+	ET_U64,	 /* 64-bit number (netdev "uint": nanoseconds) */
 };
 
 struct et_param {
@@ -24,6 +25,7 @@ struct et_param {
 	bool ro;	     /* reported but not settable */
 	const char *const *enum_names; /* ET_ENUM: names indexed by value, NULL-terminated */
 	uint64_t min;		       /* smallest accepted value */
+	uint64_t max;		       /* largest accepted value, 0: the type's */
 };
 
 /* Values of one object as read from the kernel, indexed by attribute. */

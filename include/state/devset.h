@@ -5,8 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct et_param;
+
 /* Apply "WHAT ARGS..." to dev in the current namespace, as `ethtune set DEV WHAT ARGS` does:
  *   coalesce|ring|channels KEY VAL...; feature NAME on|off...; priv-flag NAME on|off;
+ *   napi [ID|all] KEY VAL... (napi-set keywords; per NAPI, or the per-device sysfs files on
+ *   kernels without napi-set); bql [tx-N|all] KEY VAL... (stall-thrs, limit-min, limit-max);
  *   mtu N; gso-max-size N; gso-max-segs N; gso-ipv4-max-size N; txqueuelen N.
  * Nothing is sent until every keyword and value is checked against what the device reports.
  * Old values are journaled first (temporary when undo_temp_begin() is active). After the
@@ -20,6 +24,10 @@ int devset_apply(const char *dev, int argc, char **argv, char *err, size_t errle
  * with the interface taken down and brought back (journaled, so restore brings it up). Restore
  * itself always may: it puts back what such a change altered. Off by default. */
 void devset_allow_link_down(bool allow);
+
+/* The BQL keywords `ethtune set DEV bql` and profiles' [bql] take (stall-thrs, limit-min,
+ * limit-max); NULL for any other. */
+const struct et_param *devset_bql_param(const char *key);
 
 /* Set a sysctl of the current namespace ("net.ipv4.tcp_limit_output_bytes"), journaled. */
 int sysctl_set(const char *name, const char *val, char *err, size_t errlen);
@@ -36,9 +44,10 @@ enum {
 };
 
 /* The structured form of devset_apply, without a command line to parse: set n parameters of
- * object ("coalesce", "ring", "channels", "feature", "priv-flag" or "link", whose keys are mtu,
- * gso-max-size, gso-max-segs, gso-ipv4-max-size, txqueuelen and admin-state) of dev in the
- * current namespace. Same checks, read-back and errors as devset_apply. Without DEVSET_JOURNAL
+ * object ("coalesce", "ring", "channels", "feature", "priv-flag", "link", whose keys are mtu,
+ * gso-max-size, gso-max-segs, gso-ipv4-max-size, txqueuelen and admin-state, "napi", whose keys
+ * are KEY (every NAPI) or ID/KEY (one NAPI), or "bql", whose keys are KEY or tx-N/KEY) of dev in
+ * the current namespace. Same checks, read-back and errors as devset_apply. Without DEVSET_JOURNAL
  * nothing is journaled and a change refused with EBUSY may bounce the link (restore). */
 int devset_set(const char *dev, const char *object, const struct devset_kv *kv, unsigned int n,
 	       unsigned int flags, char *err, size_t errlen, void (*warn)(const char *msg));

@@ -5,8 +5,9 @@
 #include <stdbool.h>
 
 /* One journaled change: where (netns, dev), what (object, key) and the value it had before.
- * object: coalesce, ring, channels, feature, priv-flag, link, sysctl. For sysctl entries dev
- * is "" and key is the sysctl name (net.ipv4.tcp_limit_output_bytes). The undo layer
+ * object: coalesce, ring, channels, feature, priv-flag, link, napi, bql, sysctl. For sysctl
+ * entries dev is "" and key is the sysctl name (net.ipv4.tcp_limit_output_bytes); napi keys are
+ * ID/KEY (one NAPI, napi-set) or KEY (the device's sysfs file), bql keys tx-N/KEY. The undo layer
  * (state/undo.h) turns entries back into device changes. */
 struct journal_entry {
 	char netns[64]; /* "" = the namespace ethtune was started in */

@@ -38,6 +38,7 @@ mount -t tmpfs -o size=4k tmpfs $FULL 2>/dev/null && HAVE_FULL=1 &&
 prof() { printf '[profile]\nname = bad\n[match]\ndriver = veth\n%s\n' "$2" >"$T/$1.conf"; }
 prof typo $'[coalesce]\ntx-usec = 5'; PROF_TYPO=$T/typo.conf
 prof value $'[coalesce]\ntx-usecs = five'; PROF_VALUE=$T/value.conf
+prof napi $'[napi]\ngro_flush_timeout = 5'; PROF_NAPI=$T/napi.conf
 printf 'garbage line\n' >"$T/syntax.conf"; PROF_SYNTAX=$T/syntax.conf
 "$E" --netns $NSB --key-file $KEY serve --bind $PEER --max-duration 2 >/dev/null 2>&1 &
 SP=$!

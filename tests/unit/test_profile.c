@@ -60,6 +60,23 @@ static void test_parse_good(void **state)
 	assert_string_equal(prof_sect_name(PS_PROVENANCE), "provenance");
 }
 
+/* [napi] and [bql] take the keywords of ethtune set DEV napi|bql, nothing else. */
+static void test_parse_napi_bql(void **state)
+{
+	const char *t = "[match]\ndriver = veth\n[napi]\ngro-flush-timeout = 5000000000\n"
+			"threaded = on\n[bql]\nstall-thrs = 20\n[provenance]\nkind = documented\n"
+			"source = x\n";
+
+	assert_int_equal(parse(t), 0);
+	assert_string_equal(profile_get(&P, PS_NAPI, "gro-flush-timeout"), "5000000000");
+	assert_string_equal(profile_get(&P, PS_BQL, "stall-thrs"), "20");
+	assert_string_equal(prof_sect_name(PS_NAPI), "napi");
+	/* a profile with only [napi] has settings */
+	assert_int_equal(parse("[match]\ndriver = veth\n[napi]\ndefer-hard-irqs = 2\n"
+			       "[provenance]\nkind = documented\nsource = x\n"),
+			 0);
+}
+
 static void test_parse_name(void **state)
 {
 	const char *t = "[profile]\nname = my-nic_v2\n[match]\ndriver = ice\n[coalesce]\n"
@@ -111,6 +128,12 @@ static void test_parse_bad(void **state)
 	expect_bad(HEAD "[sysctl]\nnet/ipv4/x = 1\n" TAIL, "not a network sysctl");
 	expect_bad(HEAD "[sysctl]\nnet..x = 1\n" TAIL, "not a network sysctl");
 	expect_bad(HEAD TAIL, "no settings");
+	expect_bad(HEAD "[napi]\ngro_flush_timeout = 1\n" TAIL,
+		   "t.profile:4: unknown napi parameter 'gro_flush_timeout'");
+	expect_bad(HEAD "[napi]\ndefer-hard-irqs = 2147483648\n" TAIL, "above the maximum");
+	expect_bad(HEAD "[napi]\nthreaded = yes\n" TAIL, "expected on or off");
+	expect_bad(HEAD "[bql]\nstall_thrs = 4\n" TAIL, "unknown bql parameter 'stall_thrs'");
+	expect_bad(HEAD "[bql]\nlimit-max = lots\n" TAIL, "invalid value 'lots' for limit-max");
 	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n", "needs kind");
 	expect_bad(HEAD "[coalesce]\ntx-usecs = 1\n[provenance]\nkind = guessed\n",
 		   "expected measured or documented");
@@ -281,7 +304,8 @@ static void test_write_roundtrip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_good),	cmocka_unit_test(test_parse_name),
+		cmocka_unit_test(test_parse_good),	cmocka_unit_test(test_parse_napi_bql),
+		cmocka_unit_test(test_parse_name),
 		cmocka_unit_test(test_parse_bad),	cmocka_unit_test(test_kver),
 		cmocka_unit_test(test_match),		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_write_roundtrip),
