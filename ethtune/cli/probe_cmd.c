@@ -233,6 +233,12 @@ static void print_devstats(const char *key, const char *label, const struct prob
 		} else {
 			print_na("bql-stall-cnt", ", stall-cnt %s");
 		}
+		if (d->have_qbytes) {
+			print_uint(PRINT_ANY, "queue-tx-packets", ", queues tx %llu pkts",
+				   (unsigned long long)d->q_packets);
+			print_uint(PRINT_ANY, "queue-tx-bytes", " %llu bytes",
+				   (unsigned long long)d->q_bytes);
+		}
 		if (d->have_qstats) {
 			print_uint(PRINT_ANY, "tx-stop", ", tx-stop +%llu",
 				   (unsigned long long)d->tx_stop);

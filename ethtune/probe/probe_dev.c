@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/ethtune.h"
+#include "nl/netdev.h"
 #include "probe/probe_int.h"
 
 /* ---- device telemetry: sysfs statistics, /proc/interrupts, ethtool -S ---- */
@@ -67,12 +68,39 @@ out:
 	close(fd);
 }
 
-/* Per-queue tx-stop and tx-wake summed (netdev qstats); left as they are where unknown. */
-static void dev_qstats(const char *dev, uint64_t *stop, uint64_t *wake)
+/* The TX queues' qstats summed (netdev netlink): packets, bytes, stops and wakes; each stays
+ * all ones where no queue reports it (no netdev family, a driver without queue stats). */
+static void dev_qstats(const char *dev, struct dev_snap *s)
 {
-	(void)dev;
-	(void)stop;
-	(void)wake;
+	static const uint16_t attr[4] = { ND_A_QSTATS_TX_PACKETS, ND_A_QSTATS_TX_BYTES,
+					  ND_A_QSTATS_TX_STOP, ND_A_QSTATS_TX_WAKE };
+	uint64_t *sum[4] = { &s->q_packets, &s->q_bytes, &s->tx_stop, &s->tx_wake };
+	struct nd_dev *d;
+	struct nl_sock ns;
+	unsigned int i, k;
+
+	for (k = 0; k < 4; k++)
+		*sum[k] = UINT64_MAX;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return;
+	d->ifindex = (int)if_nametoindex(dev);
+	if (d->ifindex && !netdev_open(&ns)) {
+		if (!qstats_dump(&ns, d))
+			for (i = 0; i < d->n_qstats; i++) {
+				if (d->qstats[i].type != ND_QUEUE_TYPE_TX)
+					continue;
+				for (k = 0; k < 4; k++) {
+					if (!qstats_has(&d->qstats[i], attr[k]))
+						continue;
+					if (*sum[k] == UINT64_MAX)
+						*sum[k] = 0;
+					*sum[k] += d->qstats[i].v[attr[k]];
+				}
+			}
+		nl_close(&ns);
+	}
+	free(d);
 }
 
 /* Sums over the TX queues' byte_queue_limits files; all ones where a file is absent. */
@@ -167,8 +195,7 @@ void dev_snap(const char *dev, struct dev_snap *s)
 	}
 	ethtool_stats(dev, s);
 	bql_snap(dev, s);
-	s->tx_stop = s->tx_wake = UINT64_MAX;
-	dev_qstats(dev, &s->tx_stop, &s->tx_wake);
+	dev_qstats(dev, s);
 	s->spurious_rtx_hostq = tcpext("TCPSpuriousRtxHostQueues");
 }
 
@@ -242,6 +269,11 @@ void dev_delta(struct probe_devstats *d, const char *dev, const struct dev_snap 
 		if (b->stall_max != UINT64_MAX && b->stall_max > d->bql_stall_max_ms)
 			d->bql_stall_max_ms = b->stall_max;
 	}
+	if (a->q_bytes != UINT64_MAX && b->q_bytes != UINT64_MAX) {
+		d->have_qbytes = true;
+		d->q_bytes += b->q_bytes - a->q_bytes;
+		d->q_packets += b->q_packets - a->q_packets;
+	}
 	if (a->tx_stop != UINT64_MAX && b->tx_stop != UINT64_MAX) {
 		d->have_qstats = true;
 		d->tx_stop += b->tx_stop - a->tx_stop;
@@ -293,6 +325,10 @@ json_t *devstats_json(const struct probe_devstats *d)
 		json_object_set_new(o, "bql_stall_max_ms",
 				    json_integer((json_int_t)d->bql_stall_max_ms));
 	}
+	if (d->have_qbytes) {
+		json_object_set_new(o, "q_bytes", json_integer((json_int_t)d->q_bytes));
+		json_object_set_new(o, "q_packets", json_integer((json_int_t)d->q_packets));
+	}
 	if (d->have_qstats) {
 		json_object_set_new(o, "tx_stop", json_integer((json_int_t)d->tx_stop));
 		json_object_set_new(o, "tx_wake", json_integer((json_int_t)d->tx_wake));
@@ -335,6 +371,11 @@ void devstats_parse(json_t *o, const char *dev, struct probe_devstats *d)
 		d->bql_stall_cnt += json_integer_value(x);
 		if (m > d->bql_stall_max_ms)
 			d->bql_stall_max_ms = m;
+	}
+	if ((x = json_object_get(o, "q_bytes"))) {
+		d->have_qbytes = true;
+		d->q_bytes += json_integer_value(x);
+		d->q_packets += json_integer_value(json_object_get(o, "q_packets"));
 	}
 	if ((x = json_object_get(o, "tx_stop"))) {
 		d->have_qstats = true;

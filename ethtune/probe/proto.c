@@ -64,7 +64,7 @@ static const struct field f_result[] = { { "elapsed_ns", F_INT, true, 0, INT64_M
 					 { "trans", F_INTARR, true, 0, PROBE_MAX_FLOWS },
 					 { "tcp_info", F_INTOBJ, false, 0, 16 },
 					 { "dev", F_STR, false, 0, 31 },
-					 { "dev_stats", F_INTOBJ, false, 0, 17 + PROBE_MAX_ETHTOOL },
+					 { "dev_stats", F_INTOBJ, false, 0, 19 + PROBE_MAX_ETHTOOL },
 					 { NULL } };
 
 static const struct {

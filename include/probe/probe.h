@@ -79,8 +79,9 @@ struct probe_devstats {
 	unsigned int n_txq;
 	uint64_t bql_limit, bql_inflight, bql_stall_cnt, bql_stall_max_ms;
 	/* Queues stopped and woken (netdev qstats tx-stop/tx-wake, summed over queues) */
-	bool have_qstats;
+	bool have_qstats, have_qbytes;
 	uint64_t tx_stop, tx_wake;
+	uint64_t q_packets, q_bytes; /* the TX queues' own packet and byte counts (qstats) */
 	/* TcpExt of the side's namespace: retransmits held back because the original skb was
 	 * still below TCP (not yet completed) */
 	bool have_tcpext;

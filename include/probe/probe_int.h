@@ -92,7 +92,7 @@ struct dev_snap {
 	/* BQL sums over TX queues; -1 (all ones) where the files are absent */
 	uint64_t bql_limit, bql_inflight, stall_cnt, stall_max;
 	unsigned int n_txq;
-	uint64_t tx_stop, tx_wake; /* qstats; ~0 unknown */
+	uint64_t q_packets, q_bytes, tx_stop, tx_wake; /* TX queues' qstats; ~0 unknown */
 	uint64_t spurious_rtx_hostq; /* ~0 unknown */
 	unsigned int irq_lines, n_es;
 	char (*es_names)[32];
