@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <net/if.h>
+
 #include "nl/devobj.h"
+#include "nl/netdev.h"
 #include "state/devset.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
@@ -17,6 +20,65 @@
 #include "trace/txlat.h"
 
 #define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
+
+/* The first NAPI of the device (they are set alike), over netdev netlink; -errno with err set. */
+static int napi_first(const char *dev, struct nd_napi *out, char *err, size_t errlen)
+{
+	struct nd_dev *d = calloc(1, sizeof(*d));
+	struct nl_sock ns;
+	int ret;
+
+	if (!d)
+		return -ENOMEM;
+	d->ifindex = (int)if_nametoindex(dev);
+	ret = netdev_open(&ns);
+	if (ret) {
+		snprintf(err, errlen, "the kernel has no netdev netlink family: no NAPI to tune");
+		goto out;
+	}
+	ret = napi_dump(&ns, d);
+	nl_close(&ns);
+	if (!ret && !d->n_napi)
+		ret = -ENOENT;
+	if (ret)
+		snprintf(err, errlen, "%s shows no NAPI instance over netdev netlink (%s)", dev,
+			 ret == -ENOENT ? "none linked" : strerror(-ret));
+	else
+		*out = d->napi[0];
+out:
+	free(d);
+	return ret;
+}
+
+static int check_napi(const struct sweep_opts *o, const struct coal_spec *spec, char *err,
+		      size_t errlen)
+{
+	const char *keys[COAL_MAX_PARAMS + 2];
+	unsigned int i, n = 0;
+	struct nd_napi first;
+	int ret = napi_first(o->dev, &first, err, errlen);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < spec->nparams; i++)
+		keys[n++] = spec->param[i];
+	for (i = 0; i < spec->nfixed; i++)
+		keys[n++] = spec->fixed_key[i];
+	for (i = 0; i < n; i++) {
+		const struct et_param *p = napi_param(keys[i]);
+
+		if (!p || (p->type != ET_U32 && p->type != ET_U64)) {
+			snprintf(err, errlen, "%s is not a numeric NAPI parameter", keys[i]);
+			return -EINVAL;
+		}
+		if (!napi_has(&first, p->attr)) {
+			snprintf(err, errlen, "%s's NAPI %u does not report %s", o->dev, first.id,
+				 keys[i]);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
 
 static int check_supported(const struct sweep_opts *o, const struct coal_spec *spec,
 			   struct et_vals *cur, char *err, size_t errlen)
@@ -155,7 +217,9 @@ static int sweep_point(const struct sweep_opts *o, const struct coal_spec *spec,
 	struct nl_sock ns;
 	int ret;
 
-	args[argc++] = "coalesce";
+	args[argc++] = spec->napi ? "napi" : "coalesce";
+	if (spec->napi)
+		args[argc++] = "all";
 	for (i = 0; i < spec->nfixed; i++) {
 		args[argc++] = (char *)spec->fixed_key[i];
 		args[argc++] = (char *)spec->fixed_val[i];
@@ -174,7 +238,14 @@ static int sweep_point(const struct sweep_opts *o, const struct coal_spec *spec,
 	ret = devset_apply(o->dev, (int)argc, args, err, errlen, say);
 	if (ret)
 		return ret;
-	if (!nl_open_genl(&ns, "ethtool")) {
+	if (spec->napi) {
+		struct nd_napi n;
+
+		if (!napi_first(o->dev, &n, err, errlen))
+			for (i = 0; i < spec->nparams; i++)
+				pt->got[i] = (uint32_t)n.a.v[napi_param(spec->param[i])->attr];
+		err[0] = '\0';
+	} else if (!nl_open_genl(&ns, "ethtool")) {
 		if (!obj_get(&ns, &et_coalesce, o->dev, &after))
 			for (i = 0; i < spec->nparams; i++)
 				pt->got[i] =
@@ -195,7 +266,9 @@ int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, str
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = check_supported(o, spec, &cur, err, errlen);
+	s->napi = spec->napi;
+	ret = spec->napi ? check_napi(o, spec, err, errlen)
+			 : check_supported(o, spec, &cur, err, errlen);
 	if (ret)
 		return ret;
 	s->nparams = spec->nparams;
@@ -278,8 +351,8 @@ void sweep_coalesce_print(const struct coal_sweep *s)
 	unsigned int i, j;
 
 	open_json_object("coalesce-sweep");
-	print_text("Coalescing sweep%s%s (TSQ %llu and %llu):\n", s->fixed[0] ? ", with " : "",
-		   s->fixed, (unsigned long long)s->tsq_current,
+	print_text("%s sweep%s%s (TSQ %llu and %llu):\n", s->napi ? "NAPI deferral" : "Coalescing",
+		   s->fixed[0] ? ", with " : "", s->fixed, (unsigned long long)s->tsq_current,
 		   (unsigned long long)s->tsq_constrained);
 	if (s->fixed[0])
 		print_string(PRINT_JSON, "fixed", NULL, s->fixed);

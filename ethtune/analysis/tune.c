@@ -10,6 +10,7 @@
 
 #include "analysis/tune.h"
 #include "nl/devobj.h"
+#include "nl/netdev.h"
 #include "knowledge/drvdb.h"
 #include "util/ethtune.h"
 #include "out/json_print.h"
@@ -170,12 +171,14 @@ static int write_profile(const char *path, const char *name, const char *driver,
 			char *v = strtok_r(NULL, " ", &save);
 
 			if (v)
-				ret = profile_add(pr, PS_COALESCE, k, v, err, errlen);
+				ret = profile_add(pr, s->napi ? PS_NAPI : PS_COALESCE, k, v, err,
+						  errlen);
 		}
 	}
 	for (i = 0; !ret && i < s->nparams; i++) {
 		snprintf(buf, sizeof(buf), "%u", p->got[i] ? p->got[i] : p->val[i]);
-		ret = profile_add(pr, PS_COALESCE, s->param[i], buf, err, errlen);
+		ret = profile_add(pr, s->napi ? PS_NAPI : PS_COALESCE, s->param[i], buf, err,
+				  errlen);
 	}
 	snprintf(tool, sizeof(tool), "ethtune %s", ETHTUNE_VERSION);
 	for (i = 0; !ret && i < sizeof(prov) / sizeof(prov[0]); i++)
@@ -214,6 +217,15 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 	if (t->param) {
 		spec.param[0] = t->param;
 		spec.nparams = 1;
+		/* NAPI deferral as software completion coalescing (a driver without hardware TX
+		 * coalescing: virtio_net without NOTF_COAL): the timeouts defer only while
+		 * defer-hard-irqs keeps the interrupt masked */
+		spec.napi = napi_param(t->param) && !obj_param(&et_coalesce, t->param);
+		if (spec.napi && strcmp(t->param, "defer-hard-irqs")) {
+			spec.fixed_key[0] = "defer-hard-irqs";
+			spec.fixed_val[0] = TUNE_NAPI_DEFER_IRQS;
+			spec.nfixed = 1;
+		}
 	}
 	spec.txlat = t->txlat;
 	spec.nvals[0] = t->nvalues;
@@ -225,7 +237,7 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 	drvinfo_get(&ns, o.dev, &di);
 	ret = obj_get(&ns, &et_coalesce, o.dev, &cur);
 	nl_close(&ns);
-	if (ret) {
+	if (ret && !spec.napi) {
 		et_err("tune: %s has no coalescing parameters to tune", o.dev);
 		return -EOPNOTSUPP;
 	}
@@ -285,8 +297,10 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 		if (!isnan(s->p[k].rr_p99_us))
 			print_float(PRINT_ANY, "rr-p99-us", ", RR p99 %.0f us", s->p[k].rr_p99_us);
 		print_text(")\n");
-		print_text("apply with: ethtune set %s coalesce %s %u\n", o.dev, s->param[0],
-			   s->p[k].got[0] ? s->p[k].got[0] : s->p[k].val[0]);
+		/* the fixed values go with it: they are part of the setting measured */
+		print_text("apply with: ethtune set %s %s%s%s %s %u\n", o.dev,
+			   s->napi ? "napi all" : "coalesce", s->fixed[0] ? " " : "", s->fixed,
+			   s->param[0], s->p[k].got[0] ? s->p[k].got[0] : s->p[k].val[0]);
 	}
 	close_json_object();
 	if (k >= 0 && (out || pname)) {

@@ -97,12 +97,13 @@ static void show_bql(const char *dev, unsigned int ntx)
 			snprintf(path, sizeof(path),
 				 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
 				 bql_files[i][0]);
-			snprintf(fmt, sizeof(fmt), " %s %%s", bql_files[i][0]);
+			/* text uses set's keywords too (ethtune set DEV bql stall-thrs N) */
+			snprintf(fmt, sizeof(fmt), " %s %%s", bql_files[i][1]);
 			if (read_file_u64(path, &v)) {
 				print_na(bql_files[i][1], fmt);
 				continue;
 			}
-			snprintf(fmt, sizeof(fmt), " %s %%llu", bql_files[i][0]);
+			snprintf(fmt, sizeof(fmt), " %s %%llu", bql_files[i][1]);
 			print_uint(PRINT_ANY, bql_files[i][1], fmt, v);
 		}
 		close_json_object();

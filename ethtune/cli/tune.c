@@ -15,7 +15,8 @@ static const struct cli_opt tune_opts[] = {
 	{ "objective", O_OBJECTIVE, required_argument, "throughput|latency|cpu|balanced",
 	  "what to optimise (default balanced)" },
 	{ "param", O_PARAM, required_argument, "KEY",
-	  "coalescing parameter (default: the driver's TX knob)" },
+	  "coalescing parameter (default: the driver's TX knob), or a NAPI one "
+	  "(gro-flush-timeout, irq-suspend-timeout: NAPI deferral with defer-hard-irqs 2)" },
 	{ "values", O_VALUES, required_argument, "V,...", "settings to compare" },
 	{ "write-profile", O_WRITE_PROFILE, required_argument, "FILE",
 	  "write the recommendation as a profile" },

@@ -107,6 +107,7 @@ struct coal_sweep {
 	unsigned int nparams;
 	char param[COAL_MAX_PARAMS][32];
 	char fixed[96]; /* e.g. "adaptive-tx off" applied to every point */
+	bool napi;	/* the parameters are NAPI deferral's (napi-set), not coalescing's */
 	uint64_t tsq_current, tsq_constrained;
 	unsigned int n;
 	struct coal_point p[COAL_MAX_POINTS];
@@ -121,6 +122,9 @@ struct coal_spec {
 	const char *fixed_key[2], *fixed_val[2];
 	unsigned int nfixed;
 	bool txlat; /* also measure completion latency with txlat */
+	/* NAPI deferral as software completion coalescing: the parameters are napi-set keywords
+	 * (gro-flush-timeout, defer-hard-irqs, irq-suspend-timeout), applied to every NAPI */
+	bool napi;
 };
 
 /* Only parameters the device reports are accepted (checked before anything changes). */

@@ -99,4 +99,12 @@
  * clocked by ACKs; within it, it is the batch bound itself. */
 #define MODEL_BATCH_TOL 0.05
 
+/* ---- tune ---- */
+
+/* NAPI deferral swept as software completion coalescing keeps the interrupt masked for this many
+ * polls that find work, so gro-flush-timeout (or irq-suspend-timeout) is what sets the delay; a
+ * few polls are what the kernel's napi documentation suggests for busy queues. A string: it is a
+ * napi-set value. */
+#define TUNE_NAPI_DEFER_IRQS "2"
+
 #endif
