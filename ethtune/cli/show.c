@@ -294,13 +294,15 @@ static void show_napi(const char *dev, int ifindex, unsigned int ntx)
 		print_text("\n");
 	}
 	close_json_array(PRINT_JSON, NULL);
-	open_json_array(PRINT_JSON, "napi");
+	/* without napi-get the list is unknown, not empty: absent in JSON */
 	if (nd.napi_ret)
 		print_text("NAPI instances: n/a (napi-get: %s)\n", nd_why(nd.napi_ret));
 	else if (!nd.n_napi)
 		print_text("NAPI instances: none\n");
 	else
 		print_text("NAPI instances:\n");
+	if (!nd.napi_ret)
+		open_json_array(PRINT_JSON, "napi");
 	for (i = 0; i < nd.n_napi; i++) {
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "napi-id", "  napi %llu:", nd.napi[i].id);
@@ -308,7 +310,8 @@ static void show_napi(const char *dev, int ifindex, unsigned int ntx)
 		close_json_object();
 		print_text("\n");
 	}
-	close_json_array(PRINT_JSON, NULL);
+	if (!nd.napi_ret)
+		close_json_array(PRINT_JSON, NULL);
 	open_json_object("napi-sysfs");
 	print_text("NAPI defaults (sysfs, whole device):");
 	for (i = 0; i < sizeof(napi_sysfs) / sizeof(napi_sysfs[0]); i++) {
