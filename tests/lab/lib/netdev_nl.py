@@ -24,7 +24,8 @@ NLMSG_ERROR, NLMSG_DONE = 2, 3
 # include/uapi/linux/netdev.h
 CMD_QUEUE_GET, CMD_NAPI_GET, CMD_QSTATS_GET = 10, 11, 12
 QUEUE_ATTRS = {1: "id", 2: "ifindex", 3: "type", 4: "napi-id"}
-NAPI_ATTRS = {1: "ifindex", 2: "id", 3: "irq", 4: "pid"}
+NAPI_ATTRS = {1: "ifindex", 2: "id", 3: "irq", 4: "pid", 5: "defer-hard-irqs", 6: "gro-flush-timeout",
+              7: "irq-suspend-timeout", 8: "threaded"}
 QSTATS_ATTRS = {1: "ifindex", 2: "queue-type", 3: "queue-id", 4: "scope"}
 for i, n in enumerate(("rx-packets rx-bytes tx-packets tx-bytes rx-alloc-fail rx-hw-drops "
                        "rx-hw-drop-overruns rx-csum-complete rx-csum-unnecessary rx-csum-none "
