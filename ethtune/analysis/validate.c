@@ -493,10 +493,8 @@ static void rt_warn(const char *msg)
 		val_diag(rt_res, "%s", msg);
 }
 
-/* Up to two values to set p to from cur: the first differs from cur, the second from the
- * first (it may be cur). Returns how many. */
-static unsigned int rt_values(const struct et_param *p, uint64_t cur, bool has_max, uint64_t max,
-			      uint64_t *v)
+unsigned int val_rt_values(const struct et_param *p, uint64_t cur, bool has_max, uint64_t max,
+			   uint64_t *v)
 {
 	uint64_t cand[4], lo = p->min ? p->min : 1;
 	unsigned int n = 0, k = 0, i;
@@ -555,7 +553,7 @@ static int rt_param(struct val_ctx *c, struct val_res *r, unsigned int oi, const
 	size_t tl = 0;
 	int mark, ret;
 
-	n = rt_values(p, cur->v[p->attr], p->max_attr && vals_has(cur, p->max_attr), max, v);
+	n = val_rt_values(p, cur->v[p->attr], p->max_attr && vals_has(cur, p->max_attr), max, v);
 	obj_format_val(p, cur->v[p->attr], cur_s, sizeof(cur_s));
 	if (!n) {
 		val_diag(r, "%s %s: one value only (%s, max %llu), nothing to round-trip",
@@ -710,7 +708,7 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		return 0;
 	}
 	p = obj_param(&et_coalesce, knob);
-	ad = obj_param(&et_coalesce, "use-adaptive-tx");
+	ad = obj_param(&et_coalesce, "adaptive-tx");
 	if (txlat_open(c->o.dev, NULL, &t, why, sizeof(why))) {
 		val_set(r, VR_SKIP, "txlat unavailable: %s", why);
 		return 0;
@@ -724,7 +722,7 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 	val_diag(r, "knob %s (drvdb), timer floor %.0f us, median xmit-to-free under "
 		 "request/response (txlat)", knob, c->floor_us);
 	for (i = 0; i < VAL_COAL_POINTS; i++) {
-		struct devset_kv kv[2] = { { knob, key }, { "use-adaptive-tx", "off" } };
+		struct devset_kv kv[2] = { { knob, key }, { "adaptive-tx", "off" } };
 		unsigned int nkv = ad && vals_has(&c->coal, ad->attr) ? 2 : 1;
 		struct nl_sock ns;
 		struct et_vals now;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis/sweep.h"
 
@@ -75,6 +76,13 @@ void val_bound(struct val_res *r, const char *key, double v);
 void val_count(struct val_report *rep);
 /* The report through out/json_print: KTAP in text (and with ktap), one document in JSON. */
 void val_print(const struct val_report *rep, bool json);
+
+/* round-trip's values for parameter p at cur (max: the device's maximum, where has_max): up to
+ * two into v, the first other than cur, the second other than the first (it may be cur); 0
+ * when p can take one value only. */
+struct et_param;
+unsigned int val_rt_values(const struct et_param *p, uint64_t cur, bool has_max, uint64_t max,
+			   uint64_t *v);
 
 /* Run the selected checks on o->o.dev (namespace entered, device present), changing it only
  * temporarily, and fill rep. 0, or -errno when the run could not go on (-EINTR: a signal;
