@@ -30,8 +30,8 @@
 #define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
 
 static const char *const check_names[VC__N] = {
-	[VC_ROUND_TRIP] = "round-trip", [VC_COALESCE] = "coalesce", [VC_TSQ] = "tsq",
-	[VC_OWNERSHIP] = "ownership",	[VC_BQL] = "bql",	    [VC_COUNTERS] = "counters",
+	[VC_ROUND_TRIP] = "round-trip",	    [VC_COALESCE] = "coalesce", [VC_TSQ] = "tsq",
+	[VC_OWNERSHIP] = "ownership",	    [VC_BQL] = "bql",		[VC_COUNTERS] = "counters",
 	[VC_NOTHING_LEFT] = "nothing-left",
 };
 
@@ -155,7 +155,7 @@ static void nums_text(const struct val_num *v, unsigned int n, char *buf, size_t
 	for (i = 0; i < n && o < len; i++)
 		o += snprintf(buf + o, len - o,
 			      v[i].v == floor(v[i].v) && fabs(v[i].v) < 1e15 ? "%s%s %.0f"
-									 : "%s%s %.4g",
+									     : "%s%s %.4g",
 			      i ? ", " : "", v[i].key, v[i].v);
 }
 
@@ -211,7 +211,9 @@ void val_print(const struct val_report *rep, bool json)
 		close_json_object();
 		if (r->res != VR_SKIP) {
 			print_text("# %s: %s%s\n", check_names[c],
-				   r->res == VR_FAIL ? "FAIL: " : r->warn ? "WARNING: " : "",
+				   r->res == VR_FAIL ? "FAIL: "
+				   : r->warn	     ? "WARNING: "
+						     : "",
 				   r->reason);
 		}
 		if (r->nmeasured) {
@@ -429,7 +431,8 @@ static int val_probe(struct val_ctx *c, unsigned int flows, enum probe_test test
 	memset(res, 0, sizeof(*res));
 	ret = probe_run(&cfg, res);
 	if (ret && !if_nametoindex(c->o.dev))
-		snprintf(err, errlen, "%s is gone (removed, or its namespace deleted, during the run)",
+		snprintf(err, errlen,
+			 "%s is gone (removed, or its namespace deleted, during the run)",
 			 c->o.dev);
 	else if (ret)
 		snprintf(err, errlen, "the peer %s stopped answering: %.200s", c->o.peer,
@@ -568,8 +571,8 @@ static int rt_param(struct val_ctx *c, struct val_res *r, unsigned int oi, const
 
 		obj_format_val(p, v[i], sv, sizeof(sv));
 		rt_res = r;
-		ret = devset_set(c->o.dev, obj_words[oi], &kv, 1, DEVSET_JOURNAL, err,
-				 sizeof(err), rt_warn);
+		ret = devset_set(c->o.dev, obj_words[oi], &kv, 1, DEVSET_JOURNAL, err, sizeof(err),
+				 rt_warn);
 		rt_res = NULL;
 		if (ret == -EINTR || ret == -ENODEV || ret == -ENOSPC || ret == -EBADMSG) {
 			val_diag(r, "%s %s %s: %s", obj_words[oi], p->key, sv, err);
@@ -668,7 +671,8 @@ static int check_round_trip(struct val_ctx *c, struct val_res *r)
 			nparam);
 	else
 		val_set(r, VR_PASS,
-			"%u parameters: %u values set and read back (%u rounded), %u refused by the "
+			"%u parameters: %u values set and read back (%u rounded), %u refused by "
+			"the "
 			"device, every one put back",
 			nparam, nset, nround, nref);
 	return 0;
@@ -719,8 +723,10 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		ret = -ENOMEM;
 		goto out;
 	}
-	val_diag(r, "knob %s (drvdb), timer floor %.0f us, median xmit-to-free under "
-		 "request/response (txlat)", knob, c->floor_us);
+	val_diag(r,
+		 "knob %s (drvdb), timer floor %.0f us, median xmit-to-free under "
+		 "request/response (txlat)",
+		 knob, c->floor_us);
 	for (i = 0; i < VAL_COAL_POINTS; i++) {
 		struct devset_kv kv[2] = { { knob, key }, { "adaptive-tx", "off" } };
 		unsigned int nkv = ad && vals_has(&c->coal, ad->attr) ? 2 : 1;
@@ -763,8 +769,8 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		val_measured(r, key, p50[i]);
 		snprintf(key, sizeof(key), "max-at-%u-us", us[i]);
 		val_bound(r, key, bound);
-		val_diag(r, "%s %u (reads %.0f): p50 %.1f us [%.1f, %.1f], bound %.1f", knob,
-			 us[i], got[i], p50[i], lo[i], tr->free.p50_hi_us, bound);
+		val_diag(r, "%s %u (reads %.0f): p50 %.1f us [%.1f, %.1f], bound %.1f", knob, us[i],
+			 got[i], p50[i], lo[i], tr->free.p50_hi_us, bound);
 		if (lo[i] > bound)
 			nbad++;
 	}
@@ -781,7 +787,8 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 				nbad, VAL_COAL_POINTS);
 		else if (grow < want)
 			val_set(r, VR_FAIL,
-				"the median completion grew %.0f us from %s %.0f to %.0f, less than "
+				"the median completion grew %.0f us from %s %.0f to %.0f, less "
+				"than "
 				"%.0f us: the setting does not govern completion",
 				grow, knob, got[0], got[VAL_COAL_POINTS - 1], want);
 		else
@@ -815,8 +822,9 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 	int mark, ret = 0;
 
 	if (!need_peer(c, r) ||
-	    !not_software(c, r, "its skbs leave their socket when handed to the peer, so TSQ never "
-				"holds a flow back on it"))
+	    !not_software(c, r,
+			  "its skbs leave their socket when handed to the peer, so TSQ never "
+			  "holds a flow back on it"))
 		return 0;
 	pr = calloc(1, sizeof(*pr));
 	if (!pr || journal_txn_begin(&mark)) {
@@ -870,10 +878,13 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 	val_measured(r, "rounds", n);
 	val_bound(r, "min-one-flow-mbps", VAL_TSQ_SHARE * ref);
 	val_bound(r, "share", VAL_TSQ_SHARE);
-	val_diag(r, "tcp_limit_output_bytes %llu (the kernel's default), %u interleaved ABBA rounds "
-		 "of %.1f s", (unsigned long long)TSQ_DEFAULT_BYTES, n, c->o.duration_s);
+	val_diag(r,
+		 "tcp_limit_output_bytes %llu (the kernel's default), %u interleaved ABBA rounds "
+		 "of %.1f s",
+		 (unsigned long long)TSQ_DEFAULT_BYTES, n, c->o.duration_s);
 	if (vs_line) {
-		val_diag(r, "test: one flow's 95%% Student-t interval [%.0f, %.0f] against %.0f%% of "
+		val_diag(r,
+			 "test: one flow's 95%% Student-t interval [%.0f, %.0f] against %.0f%% of "
 			 "the line rate's goodput %.0f Mbit/s",
 			 c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line);
 		if (c1.hi < VAL_TSQ_SHARE * ref)
@@ -883,7 +894,8 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 				c1.mean, c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line);
 		else
 			val_set(r, VR_PASS,
-				"one flow %.0f Mbit/s [%.0f, %.0f] reaches %.0f%% of the line rate's "
+				"one flow %.0f Mbit/s [%.0f, %.0f] reaches %.0f%% of the line "
+				"rate's "
 				"%.0f (Student t, 95%%)",
 				c1.mean, c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line);
 	} else {
@@ -892,7 +904,8 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 		p = stats_welch_p(one, n, scaled, n);
 		val_measured(r, "welch-p", p);
 		val_bound(r, "welch-p", SIG_P);
-		val_diag(r, "test: Welch's t-test, one flow against %.0f%% of two flows %.0f Mbit/s "
+		val_diag(r,
+			 "test: Welch's t-test, one flow against %.0f%% of two flows %.0f Mbit/s "
 			 "[%.0f, %.0f] (line rate %s)",
 			 100 * VAL_TSQ_SHARE, c2.mean, c2.lo, c2.hi,
 			 isnan(line) ? "unknown" : "not reached by two flows");
@@ -923,8 +936,9 @@ static int check_ownership(struct val_ctx *c, struct val_res *r)
 	int ret;
 
 	if (!need_peer(c, r) ||
-	    !not_software(c, r, "its skbs are freed by the receiver, never owned until a "
-				"driver's completion"))
+	    !not_software(c, r,
+			  "its skbs are freed by the receiver, never owned until a "
+			  "driver's completion"))
 		return 0;
 	ret = run_load(c);
 	if (ret == -EINTR)
@@ -960,7 +974,8 @@ static int check_ownership(struct val_ctx *c, struct val_res *r)
 		r->warn = c->vo->allow_orphan;
 	} else {
 		val_set(r, VR_PASS,
-			"%.0f%% [%.0f, %.0f] of %llu TCP skbs orphaned before the free (Wilson 95%%)",
+			"%.0f%% [%.0f, %.0f] of %llu TCP skbs orphaned before the free (Wilson "
+			"95%%)",
 			100 * t->orphan_frac, 100 * lo, 100 * hi, (unsigned long long)t->c.tcp);
 	}
 	return 0;
@@ -979,8 +994,10 @@ static int check_bql(struct val_ctx *c, struct val_res *r)
 		return 0;
 	bql_read(c->o.dev, &nq, &nb, &lim, &lmin, &st, &hs);
 	if (!nb && c->software) {
-		val_set(r, VR_SKIP, "%s is a software device (%s): none of its %u TX queues has "
-			"byte_queue_limits", c->o.dev, c->driver[0] ? c->driver : c->kind, nq);
+		val_set(r, VR_SKIP,
+			"%s is a software device (%s): none of its %u TX queues has "
+			"byte_queue_limits",
+			c->o.dev, c->driver[0] ? c->driver : c->kind, nq);
 		return 0;
 	}
 	val_measured(r, "tx-queues", nq);
@@ -1021,8 +1038,10 @@ static int check_bql(struct val_ctx *c, struct val_res *r)
 		val_set(r, VR_FAIL, "the stall detector counted %llu stalls in a normal flow",
 			(unsigned long long)(c->stall_after - c->stall_before));
 	else
-		val_set(r, VR_PASS, "BQL on all %u TX queues, the limit moved %llu-%llu bytes under "
-			"load%s", nq, (unsigned long long)lo, (unsigned long long)hi,
+		val_set(r, VR_PASS,
+			"BQL on all %u TX queues, the limit moved %llu-%llu bytes under "
+			"load%s",
+			nq, (unsigned long long)lo, (unsigned long long)hi,
 			c->have_stall ? ", no stall" : "");
 	return 0;
 }
@@ -1075,8 +1094,10 @@ static int check_counters(struct val_ctx *c, struct val_res *r)
 	val_measured(r, "ratio", ratio);
 	val_bound(r, "min-ratio", 1 - slack);
 	val_bound(r, "max-ratio", 1 + hdr + slack);
-	val_diag(r, "one flow of %.0f s: tx_bytes against tcpi_bytes_sent, headers %.1f%% at MTU %u, "
-		 "slack %.1f%%", c->vo->load_s, 100 * hdr, c->mtu, 100 * slack);
+	val_diag(r,
+		 "one flow of %.0f s: tx_bytes against tcpi_bytes_sent, headers %.1f%% at MTU %u, "
+		 "slack %.1f%%",
+		 c->vo->load_s, 100 * hdr, c->mtu, 100 * slack);
 	if (ratio < 1 - slack || ratio > 1 + hdr + slack)
 		val_set(r, VR_FAIL,
 			"the device counted %llu TX bytes for %llu bytes TCP sent (ratio %.4f, "
@@ -1085,7 +1106,8 @@ static int check_counters(struct val_ctx *c, struct val_res *r)
 			1 + hdr + slack);
 	else
 		val_set(r, VR_PASS,
-			"monotonic over %u samples; %llu TX bytes for %llu sent by TCP (ratio %.4f)",
+			"monotonic over %u samples; %llu TX bytes for %llu sent by TCP (ratio "
+			"%.4f)",
 			c->nsamp, (unsigned long long)dev, (unsigned long long)sent, ratio);
 	return 0;
 }
@@ -1131,7 +1153,8 @@ static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret
 
 		if (now.ret[i] != c->start.ret[i]) {
 			val_diag(r, "%s: read %s at the start, %s now", obj_words[i],
-				 c->start.ret[i] ? "failed" : "fine", now.ret[i] ? "fails" : "fine");
+				 c->start.ret[i] ? "failed" : "fine",
+				 now.ret[i] ? "fails" : "fine");
 			diff++;
 			continue;
 		}
@@ -1139,7 +1162,8 @@ static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret
 			continue;
 		for (j = 0; j < obj->n_params; j++) {
 			const struct et_param *p = &obj->params[j];
-			bool a = vals_has(&c->start.v[i], p->attr), b = vals_has(&now.v[i], p->attr);
+			bool a = vals_has(&c->start.v[i], p->attr),
+			     b = vals_has(&now.v[i], p->attr);
 
 			if (a == b && (!a || c->start.v[i].v[p->attr] == now.v[i].v[p->attr]))
 				continue;
@@ -1188,9 +1212,12 @@ static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret
 int validate_dev(const struct val_opts *vo, struct val_report *rep)
 {
 	static int (*const fn[])(struct val_ctx *, struct val_res *) = {
-		[VC_ROUND_TRIP] = check_round_trip, [VC_COALESCE] = check_coalesce,
-		[VC_TSQ] = check_tsq,		    [VC_OWNERSHIP] = check_ownership,
-		[VC_BQL] = check_bql,		    [VC_COUNTERS] = check_counters,
+		[VC_ROUND_TRIP] = check_round_trip,
+		[VC_COALESCE] = check_coalesce,
+		[VC_TSQ] = check_tsq,
+		[VC_OWNERSHIP] = check_ownership,
+		[VC_BQL] = check_bql,
+		[VC_COUNTERS] = check_counters,
 	};
 	struct val_ctx *c = calloc(1, sizeof(*c));
 	unsigned int k;

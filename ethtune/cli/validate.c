@@ -27,7 +27,8 @@ enum {
 
 static const struct cli_opt validate_opts[] = {
 	{ "peer", O_PEER, required_argument, "ADDR[:PORT]",
-	  "the 'ethtune serve' at the other end (without it only checks that need no traffic run)" },
+	  "the 'ethtune serve' at the other end (without it only checks that need no traffic "
+	  "run)" },
 	{ "peer-dev", O_PEER_DEV, required_argument, "DEV", "the peer's device" },
 	{ "peer-netns", O_PEER_NETNS, required_argument, "NS", "the peer device's namespace" },
 	{ "ktap", O_KTAP, no_argument, NULL, "KTAP output (the default; also under --json)" },

@@ -104,23 +104,26 @@
 /* coalesce: the TX knob's settings tried, microseconds: at least three, all above an emulated
  * guest's timer floor (60-90 us, docs/design.md) so that growth shows above it, the largest far
  * below a round trip a user would notice. */
-#define VAL_COAL_US	  { 25, 100, 400 }
-#define VAL_COAL_POINTS	  3
+#define VAL_COAL_US                                                                                \
+	{                                                                                          \
+		25, 100, 400                                                                       \
+	}
+#define VAL_COAL_POINTS 3
 /* coalesce: between the smallest and the largest setting the median completion must grow by at
  * least this share of the settings' difference: a timer armed at the first completion waits the
  * whole setting, and half of it is left even where the driver arms it at the doorbell. */
-#define VAL_COAL_GROW	  0.5
+#define VAL_COAL_GROW 0.5
 /* tsq: one flow at the kernel's default tcp_limit_output_bytes reaches this share of the line
  * rate (or of two flows): what diagnose calls no material loss (1 - MATERIAL). */
-#define VAL_TSQ_SHARE	  (1 - MATERIAL)
+#define VAL_TSQ_SHARE (1 - MATERIAL)
 /* tsq: rounds of one and two flows (ABBA) at most, as diagnose's measure_flows. */
-#define VAL_TSQ_ROUNDS	  8
+#define VAL_TSQ_ROUNDS 8
 /* counters and BQL are judged on one bulk flow this long at least, seconds (the issue's >= 10 s:
  * long enough for a 32-bit counter of a 10G device to wrap if the driver keeps one). */
-#define VAL_LOAD_MIN_S	  10
+#define VAL_LOAD_MIN_S 10
 /* counters: the device's TX bytes against what TCP sent (tcpi_bytes_sent) carry the headers of
  * each segment on top: Ethernet 14 + IPv4 20 + TCP 20 + timestamps 12 bytes per MSS. */
-#define VAL_HDR_BYTES	  66
+#define VAL_HDR_BYTES 66
 /* counters: the two are read at slightly different instants (a 2% slack is 4 ms of the window
  * at any rate, ten times the wake-up floor of an emulated guest). The test-only environment
  * variable ETHTUNE_TEST_COUNTERS_SLACK replaces it (a negative value makes the bound

@@ -31,7 +31,7 @@ struct val_num {
 };
 
 struct val_res {
-	bool ran;	  /* selected (--only/--skip) */
+	bool ran; /* selected (--only/--skip) */
 	enum val_result res;
 	bool warn;	  /* passed with a warning (--allow-orphan) */
 	char reason[300]; /* why it failed or was skipped; what it showed when it passed */

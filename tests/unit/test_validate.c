@@ -130,11 +130,13 @@ static void test_ktap(void **state)
 	assert_int_equal(r->skipped, 1);
 	s = capture(r, false);
 	/* version first, the plan counts the selected checks, numbered in order */
-	assert_int_equal(strncmp(s, "KTAP version 1\n# ethtune validate eth9 (driver txsim) via "
-				    "198.18.0.2\n1..4\n",
-				 strlen("KTAP version 1\n# ethtune validate eth9 (driver txsim) via "
-					"198.18.0.2\n1..4\n")),
-			 0);
+	assert_int_equal(
+		strncmp(s,
+			"KTAP version 1\n# ethtune validate eth9 (driver txsim) via "
+			"198.18.0.2\n1..4\n",
+			strlen("KTAP version 1\n# ethtune validate eth9 (driver txsim) via "
+			       "198.18.0.2\n1..4\n")),
+		0);
 	assert_non_null(strstr(s, "# round-trip: ring tx 256: set 4096 reads 4096; put back\n"
 				  "# round-trip: 3 parameters\nok 1 round-trip\n"));
 	assert_non_null(strstr(s, "\nok 2 coalesce # SKIP no TX completion knob known for driver "
