@@ -275,6 +275,7 @@ struct val_ctx {
 	unsigned int n_txq, n_bql;
 	uint64_t bql_before, bql_min, stall_before, stall_after;
 	bool have_stall;
+	char fatal[512]; /* why the run cannot go on (the journal cannot be written) */
 };
 
 static const struct et_object *const objs[3] = { &et_coalesce, &et_rings, &et_channels };
@@ -571,16 +572,22 @@ static int rt_param(struct val_ctx *c, struct val_res *r, unsigned int oi, const
 
 		obj_format_val(p, v[i], sv, sizeof(sv));
 		rt_res = r;
-		ret = devset_set(c->o.dev, obj_words[oi], &kv, 1, DEVSET_JOURNAL, err, sizeof(err),
-				 rt_warn);
+		ret = devset_set(c->o.dev, obj_words[oi], &kv, 1, DEVSET_JOURNAL, err,
+				 sizeof(err), rt_warn);
 		rt_res = NULL;
-		if (ret == -EINTR || ret == -ENODEV || ret == -ENOSPC || ret == -EBADMSG) {
-			val_diag(r, "%s %s %s: %s", obj_words[oi], p->key, sv, err);
+		if (ret && !strncmp(err, "cannot write the journal", 24)) {
+			/* nothing may change that restore could not put back */
+			snprintf(c->fatal, sizeof(c->fatal), "%s", err);
+			undo_txn_rollback(mark);
+			return ret;
+		}
+		if (ret == -EINTR || ret == -ENODEV) {
+			val_diag(r, "%s %s -> %s: %s", obj_words[oi], p->key, sv, err);
 			(*nbad)++;
 			break;
 		}
 		if (ret) { /* the kernel's or the device's refusal: reported, not a failure */
-			val_diag(r, "%s %s %s: refused: %s", obj_words[oi], p->key, sv, err);
+			val_diag(r, "%s %s -> %s: refused: %s", obj_words[oi], p->key, sv, err);
 			(*nref)++;
 			continue;
 		}
@@ -592,11 +599,11 @@ static int rt_param(struct val_ctx *c, struct val_res *r, unsigned int oi, const
 		if (ret)
 			continue;
 		obj_format_val(p, now.v[p->attr], got_s, sizeof(got_s));
-		tl += snprintf(trail + tl, sizeof(trail) - tl, "%s%s reads %s", i ? ", " : "", sv,
+		tl += snprintf(trail + tl, sizeof(trail) - tl, "%s%s reads %s", tl ? ", " : "", sv,
 			       got_s);
 		if (now.v[p->attr] != v[i]) {
-			val_diag(r, "%s %s %s: reads back %s (rounded)", obj_words[oi], p->key, sv,
-				 got_s);
+			val_diag(r, "%s %s -> %s: reads back %s (rounded)", obj_words[oi], p->key,
+				 sv, got_s);
 			(*nround)++;
 		}
 	}
@@ -617,8 +624,8 @@ static int rt_param(struct val_ctx *c, struct val_res *r, unsigned int oi, const
 			 got_s, cur_s);
 		(*nbad)++;
 	} else if (!ret) {
-		val_diag(r, "%s %s %s: set %s; put back", obj_words[oi], p->key, cur_s,
-			 trail[0] ? trail : "nothing");
+		val_diag(r, "%s %s (was %s): %s%sput back", obj_words[oi], p->key, cur_s, trail,
+			 trail[0] ? "; " : "");
 	}
 	return 0;
 }
@@ -1221,7 +1228,7 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 	};
 	struct val_ctx *c = calloc(1, sizeof(*c));
 	unsigned int k;
-	int ret, uret;
+	int ret, uret, mark;
 
 	if (!c)
 		return -ENOMEM;
@@ -1233,6 +1240,14 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 	snprintf(rep->peer, sizeof(rep->peer), "%s", vo->o.peer ? vo->o.peer : "");
 	ret = read_state(c);
 	if (ret) {
+		et_err("validate %s: cannot read the device: %s", vo->o.dev, strerror(-ret));
+		free(c);
+		return ret;
+	}
+	ret = journal_txn_begin(&mark);
+	if (ret) {
+		et_err("validate %s: cannot use the journal %s: %s", vo->o.dev, journal_path(),
+		       journal_strerror(ret));
 		free(c);
 		return ret;
 	}
@@ -1262,6 +1277,10 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 	}
 	if (c->kmsg >= 0)
 		close(c->kmsg);
+	if (c->fatal[0])
+		et_err("validate %s: %s", vo->o.dev, c->fatal);
+	else if (ret && ret != -EINTR)
+		et_err("validate %s: %s", vo->o.dev, strerror(-ret));
 	val_count(rep);
 	rep->elapsed_s = et_now_s() - vo->t0;
 	free(c->lr);

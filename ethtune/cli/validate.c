@@ -143,8 +143,7 @@ int cmd_validate(int argc, char **argv)
 	if (!rep)
 		return EXIT_FAIL;
 	ret = validate_dev(&a.v, rep);
-	if (ret) {
-		et_err("validate %s: %s", a.v.o.dev, strerror(-ret));
+	if (ret) { /* validate_dev said why */
 		free(rep);
 		return EXIT_FAIL;
 	}

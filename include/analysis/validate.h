@@ -85,8 +85,9 @@ unsigned int val_rt_values(const struct et_param *p, uint64_t cur, bool has_max,
 			   uint64_t *v);
 
 /* Run the selected checks on o->o.dev (namespace entered, device present), changing it only
- * temporarily, and fill rep. 0, or -errno when the run could not go on (-EINTR: a signal;
- * the changes are put back before). */
+ * temporarily, and fill rep. 0, or -errno after one line saying why the run could not go on
+ * (the journal cannot be used or written: nothing is left changed; -EINTR: a signal, the
+ * changes put back before). */
 int validate_dev(const struct val_opts *o, struct val_report *rep);
 
 #endif
