@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <net/if.h>
 #include <linux/if_link.h>
 
@@ -259,7 +260,8 @@ struct val_ctx {
 	bool have_coal;
 	struct et_vals coal;
 	double floor_us;
-	struct snap start;
+	struct snap start, peer_start;
+	int peer_ret; /* reading the peer's device at the start: 0 or -errno */
 	int kmsg; /* /dev/kmsg at its end when the run started, -1 unreadable */
 	/* the bulk flow counters, BQL and ownership are judged on */
 	bool load_done;
@@ -1105,6 +1107,25 @@ static int check_counters(struct val_ctx *c, struct val_res *r)
 		 "one flow of %.0f s: tx_bytes against tcpi_bytes_sent, headers %.1f%% at MTU %u, "
 		 "slack %.1f%%",
 		 c->vo->load_s, 100 * hdr, c->mtu, 100 * slack);
+	if (c->lr->remote_dev.valid) {
+		double pr = (double)c->lr->remote_dev.rx_bytes / (double)dev;
+
+		val_measured(r, "peer-rx-bytes", (double)c->lr->remote_dev.rx_bytes);
+		val_measured(r, "peer-ratio", pr);
+		val_bound(r, "min-peer-ratio", 1 - slack);
+		val_bound(r, "max-peer-ratio", 1 + slack);
+		val_diag(r, "the peer's %s received %llu bytes (its RX against our TX)",
+			 c->lr->remote_dev.dev, (unsigned long long)c->lr->remote_dev.rx_bytes);
+		if (pr < 1 - slack || pr > 1 + slack) {
+			val_set(r, VR_FAIL,
+				"the peer's %s counted %llu RX bytes for %llu TX bytes here (ratio "
+				"%.4f, bound %.4f-%.4f)",
+				c->lr->remote_dev.dev,
+				(unsigned long long)c->lr->remote_dev.rx_bytes,
+				(unsigned long long)dev, pr, 1 - slack, 1 + slack);
+			return 0;
+		}
+	}
 	if (ratio < 1 - slack || ratio > 1 + hdr + slack)
 		val_set(r, VR_FAIL,
 			"the device counted %llu TX bytes for %llu bytes TCP sent (ratio %.4f, "
@@ -1149,53 +1170,105 @@ static unsigned int kmsg_bad(struct val_ctx *c, struct val_res *r)
 	return n;
 }
 
-static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret)
+/* Differences between two snapshots of a device, each a diagnostic line; how many. */
+static unsigned int snap_diff(const struct snap *a, const struct snap *b, const char *who,
+			      struct val_res *r)
 {
-	struct snap now;
-	unsigned int i, j, diff = 0, bad;
+	unsigned int i, j, diff = 0;
 
-	snap_take(c->o.dev, &now);
 	for (i = 0; i < 3; i++) {
 		const struct et_object *obj = objs[i];
 
-		if (now.ret[i] != c->start.ret[i]) {
-			val_diag(r, "%s: read %s at the start, %s now", obj_words[i],
-				 c->start.ret[i] ? "failed" : "fine",
-				 now.ret[i] ? "fails" : "fine");
+		if (b->ret[i] != a->ret[i]) {
+			val_diag(r, "%s %s: read %s at the start, %s now", who, obj_words[i],
+				 a->ret[i] ? "failed" : "fine", b->ret[i] ? "fails" : "fine");
 			diff++;
 			continue;
 		}
-		if (now.ret[i])
+		if (b->ret[i])
 			continue;
 		for (j = 0; j < obj->n_params; j++) {
 			const struct et_param *p = &obj->params[j];
-			bool a = vals_has(&c->start.v[i], p->attr),
-			     b = vals_has(&now.v[i], p->attr);
+			bool x = vals_has(&a->v[i], p->attr), y = vals_has(&b->v[i], p->attr);
 
-			if (a == b && (!a || c->start.v[i].v[p->attr] == now.v[i].v[p->attr]))
+			if (x == y && (!x || a->v[i].v[p->attr] == b->v[i].v[p->attr]))
 				continue;
-			val_diag(r, "%s %s: %llu at the start, %llu now", obj_words[i], p->key,
-				 (unsigned long long)c->start.v[i].v[p->attr],
-				 (unsigned long long)now.v[i].v[p->attr]);
+			val_diag(r, "%s %s %s: %llu at the start, %llu now", who, obj_words[i],
+				 p->key, (unsigned long long)a->v[i].v[p->attr],
+				 (unsigned long long)b->v[i].v[p->attr]);
 			diff++;
 		}
 	}
-	if (!now.fret && !c->start.fret)
-		for (i = 0; i < now.feat.n; i++)
-			for (j = 0; j < c->start.feat.n; j++)
-				if (!strcmp(now.feat.bit[i].name, c->start.feat.bit[j].name) &&
-				    now.feat.bit[i].active != c->start.feat.bit[j].active) {
-					val_diag(r, "feature %s: %s at the start, %s now",
-						 now.feat.bit[i].name,
-						 c->start.feat.bit[j].active ? "on" : "off",
-						 now.feat.bit[i].active ? "on" : "off");
+	if (!b->fret && !a->fret)
+		for (i = 0; i < b->feat.n; i++)
+			for (j = 0; j < a->feat.n; j++)
+				if (!strcmp(b->feat.bit[i].name, a->feat.bit[j].name) &&
+				    b->feat.bit[i].active != a->feat.bit[j].active) {
+					val_diag(r, "%s feature %s: %s at the start, %s now", who,
+						 b->feat.bit[i].name,
+						 a->feat.bit[j].active ? "on" : "off",
+						 b->feat.bit[i].active ? "on" : "off");
 					diff++;
 				}
-	if (now.mtu != c->start.mtu) {
-		val_diag(r, "mtu: %llu at the start, %llu now", (unsigned long long)c->start.mtu,
-			 (unsigned long long)now.mtu);
+	if (b->mtu != a->mtu) {
+		val_diag(r, "%s mtu: %llu at the start, %llu now", who,
+			 (unsigned long long)a->mtu, (unsigned long long)b->mtu);
 		diff++;
 	}
+	return diff;
+}
+
+/* The peer's device (--peer-dev) in its namespace (--peer-netns): a child enters it and writes
+ * the snapshot into memory shared with us. */
+struct peer_snap {
+	const char *dev;
+	struct snap s;
+};
+
+static int peer_snap_fn(void *ctx)
+{
+	struct peer_snap *p = ctx;
+
+	if (!if_nametoindex(p->dev))
+		return -ENODEV;
+	snap_take(p->dev, &p->s);
+	return 0;
+}
+
+static int peer_snap_take(const struct val_ctx *c, struct snap *out)
+{
+	struct peer_snap *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ret;
+
+	if (p == MAP_FAILED)
+		return -errno;
+	p->dev = c->o.peer_dev;
+	ret = c->o.peer_netns ? netns_run(c->o.peer_netns, peer_snap_fn, p) : peer_snap_fn(p);
+	if (!ret)
+		*out = p->s;
+	munmap(p, sizeof(*p));
+	return ret;
+}
+
+static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret)
+{
+	struct snap *now = malloc(sizeof(*now));
+	unsigned int diff, bad;
+	char who[48];
+
+	if (!now)
+		return -ENOMEM;
+	snap_take(c->o.dev, now);
+	diff = snap_diff(&c->start, now, c->o.dev, r);
+	if (c->o.peer_dev && !c->peer_ret && !peer_snap_take(c, now)) {
+		snprintf(who, sizeof(who), "peer %s", c->o.peer_dev);
+		diff += snap_diff(&c->peer_start, now, who, r);
+	} else if (c->o.peer_dev) {
+		val_diag(r, "the peer's device %s could not be read: its part skipped",
+			 c->o.peer_dev);
+	}
+	free(now);
 	if (c->kmsg < 0)
 		val_diag(r, "dmesg part skipped: /dev/kmsg is not readable");
 	bad = kmsg_bad(c, r);
@@ -1211,7 +1284,9 @@ static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret
 	else if (bad)
 		val_set(r, VR_FAIL, "%u new WARNING, BUG or TX timeout lines in dmesg", bad);
 	else
-		val_set(r, VR_PASS, "coalesce, rings, channels, features and MTU as at the start%s",
+		val_set(r, VR_PASS,
+			"coalesce, rings, channels, features and MTU as at the start%s%s",
+			c->o.peer_dev && !c->peer_ret ? " (and the peer's)" : "",
 			c->kmsg < 0 ? "" : "; no WARNING, BUG or TX timeout in dmesg");
 	return 0;
 }
@@ -1256,6 +1331,20 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 	c->floor_us = NAN;
 	timer_floor_us(200, &c->floor_us);
 	snap_take(c->o.dev, &c->start);
+	if (c->o.peer_dev)
+		c->peer_ret = peer_snap_take(c, &c->peer_start);
+	if (c->peer_ret == -ENODEV || c->peer_ret == -ENONET) {
+		if (c->peer_ret == -ENONET)
+			et_err("validate %s: --peer-netns: network namespace '%s' does not exist",
+			       vo->o.dev, c->o.peer_netns);
+		else
+			et_err("validate %s: --peer-dev: no such device '%s' in %s%s", vo->o.dev,
+			       c->o.peer_dev, c->o.peer_netns ? "network namespace " : "",
+			       c->o.peer_netns ? c->o.peer_netns : "this network namespace");
+		ret = c->peer_ret;
+		free(c);
+		return ret;
+	}
 	c->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->kmsg >= 0)
 		lseek(c->kmsg, 0, SEEK_END);

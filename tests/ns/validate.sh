@@ -79,14 +79,16 @@ ktap_diag "validate took $el s on the host veth pair"
 ktap_check "channels and state as before, journal empty" bash -c "[ '$(chan)' = '$chan0' ] && [ '$(state)' = '$before' ] && [ ! -s $ETHTUNE_STATE_DIR/journal ]"
 
 # 2. JSON: one document that fits docs/schema/validate.json.
-V --json validate $VA --peer $IPB --only round-trip,counters >$T/v.json 2>$T/v.err
+V --json validate $VA --peer $IPB --only round-trip,counters,nothing-left --peer-dev $VB --peer-netns $B >$T/v.json 2>$T/v.err
 ktap_schema "validate --json fits docs/schema/validate.json" validate $T/v.json
-ktap_check "JSON: each check's name, result, reason, measured numbers and bound" python3 -c '
+ktap_check "JSON: each check's result, reason, numbers and bound; the peer's RX agrees; the peer's device as before" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); c = {x["name"]: x for x in d["checks"]}
-assert list(c) == ["round-trip", "counters"], list(c)
-assert c["counters"]["result"] == "pass" and c["counters"]["measured"]["ratio"] > 0.98, c["counters"]
-assert c["counters"]["bound"]["max-ratio"] > 1 and c["counters"]["reason"], c["counters"]
-assert d["passed"] == 2 and d["failed"] == 0' $T/v.json
+assert list(c) == ["round-trip", "counters", "nothing-left"], list(c)
+m, b = c["counters"]["measured"], c["counters"]["bound"]
+assert c["counters"]["result"] == "pass" and b["min-ratio"] <= m["ratio"] <= b["max-ratio"], c["counters"]
+assert b["min-peer-ratio"] <= m["peer-ratio"] <= b["max-peer-ratio"], c["counters"]
+assert "(and the peer" in c["nothing-left"]["reason"], c["nothing-left"]
+assert d["passed"] == 3 and d["failed"] == 0' $T/v.json
 ktap_check "--ktap under --json prints KTAP" bash -c "ip netns exec $A '$E' --json validate $VA --only nothing-left --ktap | head -1 | grep -qx 'KTAP version 1'"
 
 # 3. No peer: only the checks that need no traffic run.
