@@ -262,7 +262,7 @@ struct val_ctx {
 	double floor_us;
 	struct snap start, peer_start;
 	int peer_ret; /* reading the peer's device at the start: 0 or -errno */
-	int kmsg; /* /dev/kmsg at its end when the run started, -1 unreadable */
+	int kmsg;     /* /dev/kmsg at its end when the run started, -1 unreadable */
 	/* the bulk flow counters, BQL and ownership are judged on */
 	bool load_done;
 	int load_ret;
@@ -574,8 +574,8 @@ static int rt_param(struct val_ctx *c, struct val_res *r, unsigned int oi, const
 
 		obj_format_val(p, v[i], sv, sizeof(sv));
 		rt_res = r;
-		ret = devset_set(c->o.dev, obj_words[oi], &kv, 1, DEVSET_JOURNAL, err,
-				 sizeof(err), rt_warn);
+		ret = devset_set(c->o.dev, obj_words[oi], &kv, 1, DEVSET_JOURNAL, err, sizeof(err),
+				 rt_warn);
 		rt_res = NULL;
 		if (ret && !strncmp(err, "cannot write the journal", 24)) {
 			/* nothing may change that restore could not put back */
@@ -1211,8 +1211,8 @@ static unsigned int snap_diff(const struct snap *a, const struct snap *b, const 
 					diff++;
 				}
 	if (b->mtu != a->mtu) {
-		val_diag(r, "%s mtu: %llu at the start, %llu now", who,
-			 (unsigned long long)a->mtu, (unsigned long long)b->mtu);
+		val_diag(r, "%s mtu: %llu at the start, %llu now", who, (unsigned long long)a->mtu,
+			 (unsigned long long)b->mtu);
 		diff++;
 	}
 	return diff;
@@ -1237,8 +1237,8 @@ static int peer_snap_fn(void *ctx)
 
 static int peer_snap_take(const struct val_ctx *c, struct snap *out)
 {
-	struct peer_snap *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
-				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct peer_snap *p =
+		mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int ret;
 
 	if (p == MAP_FAILED)
