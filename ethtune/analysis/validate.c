@@ -604,8 +604,11 @@ static int rt_param(struct val_ctx *c, struct val_res *r, unsigned int oi, const
 		tl += snprintf(trail + tl, sizeof(trail) - tl, "%s%s reads %s", tl ? ", " : "", sv,
 			       got_s);
 		if (now.v[p->attr] != v[i]) {
-			val_diag(r, "%s %s -> %s: reads back %s (rounded)", obj_words[oi], p->key,
-				 sv, got_s);
+			const struct drv_param *dp = drvdb_param(drvdb_lookup(c->driver), p->key);
+
+			val_diag(r, "%s %s -> %s: reads back %s (rounded%s%s)", obj_words[oi],
+				 p->key, sv, got_s, dp && dp->gran ? "; drvdb: " : "",
+				 dp && dp->gran ? dp->gran : "");
 			(*nround)++;
 		}
 	}
@@ -722,6 +725,10 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 	}
 	p = obj_param(&et_coalesce, knob);
 	ad = obj_param(&et_coalesce, "adaptive-tx");
+	if (!p || p->type != ET_U32) {
+		val_set(r, VR_SKIP, "the TX knob %s is not a number of this kernel's coalesce", knob);
+		return 0;
+	}
 	if (txlat_open(c->o.dev, NULL, &t, why, sizeof(why))) {
 		val_set(r, VR_SKIP, "txlat unavailable: %s", why);
 		return 0;
@@ -887,10 +894,12 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 	val_measured(r, "rounds", n);
 	val_bound(r, "min-one-flow-mbps", VAL_TSQ_SHARE * ref);
 	val_bound(r, "share", VAL_TSQ_SHARE);
+	if (sysctl_get("net.ipv4.tcp_congestion_control", buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "?");
 	val_diag(r,
-		 "tcp_limit_output_bytes %llu (the kernel's default), %u interleaved ABBA rounds "
-		 "of %.1f s",
-		 (unsigned long long)TSQ_DEFAULT_BYTES, n, c->o.duration_s);
+		 "tcp_limit_output_bytes %llu (the kernel's default), congestion control %s, %u "
+		 "interleaved ABBA rounds of %.1f s",
+		 (unsigned long long)TSQ_DEFAULT_BYTES, buf, n, c->o.duration_s);
 	if (vs_line) {
 		val_diag(r,
 			 "test: one flow's 95%% Student-t interval [%.0f, %.0f] against %.0f%% of "
@@ -1013,6 +1022,10 @@ static int check_bql(struct val_ctx *c, struct val_res *r)
 	val_measured(r, "bql-queues", nb);
 	val_bound(r, "min-bql-queues", nq);
 	if (nb < nq) {
+		const struct drv_info *di = drvdb_lookup(c->driver);
+
+		if (di && !di->bql)
+			val_diag(r, "drvdb: %s does not call netdev_tx_completed_queue()", c->driver);
 		val_set(r, VR_FAIL, "%u of %u TX queues have no byte_queue_limits", nq - nb, nq);
 		return 0;
 	}
