@@ -804,8 +804,7 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		else if (grow < want)
 			val_set(r, VR_FAIL,
 				"the median completion grew %.0f us from %s %.0f to %.0f, less "
-				"than "
-				"%.0f us: the setting does not govern completion",
+				"than %.0f us: the setting does not govern completion",
 				grow, knob, got[0], got[VAL_COAL_POINTS - 1], want);
 		else
 			val_set(r, VR_PASS,
@@ -814,9 +813,8 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 				VAL_COAL_POINTS, grow);
 	}
 restore:
-	if (undo_txn_rollback(mark)) {
+	if (undo_txn_rollback(mark))
 		val_set(r, VR_FAIL, "the coalesce settings could not be put back");
-	}
 out:
 	txlat_close(t);
 	free(pr);
@@ -949,7 +947,7 @@ out:
 
 static int check_ownership(struct val_ctx *c, struct val_res *r)
 {
-	const struct txlat_result *t = c->tl;
+	const struct txlat_result *t;
 	double lo, hi;
 	int ret;
 
@@ -969,6 +967,7 @@ static int check_ownership(struct val_ctx *c, struct val_res *r)
 		val_set(r, VR_SKIP, "txlat unavailable: %s", c->tl_err);
 		return 0;
 	}
+	t = c->tl; /* run_load() made it */
 	if (!t->ksyms_ok) {
 		val_set(r, VR_SKIP, "txlat could not count socket ownership (kernel symbols)");
 		return 0;
