@@ -697,7 +697,8 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 	static const uint32_t us[VAL_COAL_POINTS] = VAL_COAL_US;
 	const struct drv_param *dp = NULL;
 	const struct et_param *p, *ad;
-	double p50[VAL_COAL_POINTS], lo[VAL_COAL_POINTS], got[VAL_COAL_POINTS];
+	double p50[VAL_COAL_POINTS], lo[VAL_COAL_POINTS], hi[VAL_COAL_POINTS];
+	double got[VAL_COAL_POINTS], bound[VAL_COAL_POINTS];
 	struct probe_result *pr = NULL;
 	struct txlat_result *tr = NULL;
 	struct txlat *t = NULL;
@@ -726,7 +727,8 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 	p = obj_param(&et_coalesce, knob);
 	ad = obj_param(&et_coalesce, "adaptive-tx");
 	if (!p || p->type != ET_U32) {
-		val_set(r, VR_SKIP, "the TX knob %s is not a number of this kernel's coalesce", knob);
+		val_set(r, VR_SKIP, "the TX knob %s is not a number of this kernel's coalesce",
+			knob);
 		return 0;
 	}
 	if (txlat_open(c->o.dev, NULL, &t, why, sizeof(why))) {
@@ -746,19 +748,20 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 	for (i = 0; i < VAL_COAL_POINTS; i++) {
 		struct devset_kv kv[2] = { { knob, key }, { "adaptive-tx", "off" } };
 		unsigned int nkv = ad && vals_has(&c->coal, ad->attr) ? 2 : 1;
+		uint32_t want = us[i] < p->min ? (uint32_t)p->min : us[i];
 		struct nl_sock ns;
 		struct et_vals now;
-		double ser, avg, bound;
+		double ser, avg;
 
-		snprintf(key, sizeof(key), "%u", us[i]);
+		snprintf(key, sizeof(key), "%u", want);
 		ret = devset_set(c->o.dev, "coalesce", kv, nkv, DEVSET_JOURNAL, err, sizeof(err),
 				 NULL);
 		if (ret) {
-			val_set(r, VR_FAIL, "%s %u refused: %s", knob, us[i], err);
+			val_set(r, VR_FAIL, "%s %u refused: %s", knob, want, err);
 			ret = ret == -EINTR ? ret : 0;
 			goto restore;
 		}
-		got[i] = us[i];
+		got[i] = want;
 		if (!nl_open_genl(&ns, "ethtool")) {
 			if (!obj_get(&ns, &et_coalesce, c->o.dev, &now))
 				got[i] = (double)now.v[p->attr];
@@ -772,7 +775,7 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 			goto restore;
 		}
 		if (txlat_collect(t, tr, why, sizeof(why)) || isnan(tr->free.p50_us)) {
-			val_set(r, VR_SKIP, "txlat saw no completions at %s %u: %s", knob, us[i],
+			val_set(r, VR_SKIP, "txlat saw no completions at %s %u: %s", knob, want,
 				why);
 			goto restore;
 		}
@@ -780,37 +783,48 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		ser = c->speed > 0 ? avg * 8 / c->speed : 0;
 		p50[i] = tr->free.p50_us;
 		lo[i] = isnan(tr->free.p50_lo_us) ? p50[i] : tr->free.p50_lo_us;
-		bound = got[i] + (isnan(c->floor_us) ? 0 : c->floor_us) + ser;
-		snprintf(key, sizeof(key), "p50-at-%u-us", us[i]);
+		hi[i] = isnan(tr->free.p50_hi_us) ? p50[i] : tr->free.p50_hi_us;
+		snprintf(key, sizeof(key), "p50-at-%.0f-us", got[i]);
 		val_measured(r, key, p50[i]);
-		snprintf(key, sizeof(key), "max-at-%u-us", us[i]);
-		val_bound(r, key, bound);
-		val_diag(r, "%s %u (reads %.0f): p50 %.1f us [%.1f, %.1f], bound %.1f", knob, us[i],
-			 got[i], p50[i], lo[i], tr->free.p50_hi_us, bound);
-		if (lo[i] > bound)
+		if (!i) {
+			val_diag(r, "%s %.0f, the baseline: p50 %.1f us [%.1f, %.1f]", knob, got[i],
+				 p50[i], lo[i], hi[i]);
+			continue;
+		}
+		/* the setting on top of the baseline's path, the floor and serialization */
+		bound[i] = hi[0] + (got[i] - got[0]) + (isnan(c->floor_us) ? 0 : c->floor_us) + ser;
+		snprintf(key, sizeof(key), "max-at-%.0f-us", got[i]);
+		val_bound(r, key, bound[i]);
+		val_diag(r, "%s %u (reads %.0f): p50 %.1f us [%.1f, %.1f], bound %.1f", knob, want,
+			 got[i], p50[i], lo[i], hi[i], bound[i]);
+		if (lo[i] > bound[i])
 			nbad++;
 	}
 	{
-		double grow = p50[VAL_COAL_POINTS - 1] - p50[0];
-		double want = VAL_COAL_GROW * (got[VAL_COAL_POINTS - 1] - got[0]);
+		const unsigned int l = VAL_COAL_POINTS - 1;
+		double grow = p50[l] - p50[0], need = VAL_COAL_GROW * (got[l] - got[0]);
 
 		val_measured(r, "growth-us", grow);
-		val_bound(r, "min-growth-us", want);
+		val_bound(r, "min-growth-us", need);
 		if (nbad)
 			val_set(r, VR_FAIL,
 				"at %u of %u settings the median completion's whole interval lies "
-				"beyond the setting plus floor and serialization",
-				nbad, VAL_COAL_POINTS);
-		else if (grow < want)
+				"beyond the baseline's plus the setting, the floor and "
+				"serialization",
+				nbad, VAL_COAL_POINTS - 1);
+		else if (grow < need || lo[l] <= hi[0])
 			val_set(r, VR_FAIL,
-				"the median completion grew %.0f us from %s %.0f to %.0f, less "
-				"than %.0f us: the setting does not govern completion",
-				grow, knob, got[0], got[VAL_COAL_POINTS - 1], want);
+				"the median completion grew %.0f us from %s %.0f to %.0f "
+				"(intervals "
+				"%s), less than %.0f us: the setting does not govern completion",
+				grow, knob, got[0], got[l], lo[l] <= hi[0] ? "overlap" : "apart",
+				need);
 		else
 			val_set(r, VR_PASS,
-				"completion within setting + floor + serialization at %u settings "
-				"and growing %.0f us with them",
-				VAL_COAL_POINTS, grow);
+				"completion within the baseline + setting + floor + serialization "
+				"at "
+				"%u settings, growing %.0f us with them",
+				VAL_COAL_POINTS - 1, grow);
 	}
 restore:
 	if (undo_txn_rollback(mark))
@@ -1024,7 +1038,8 @@ static int check_bql(struct val_ctx *c, struct val_res *r)
 		const struct drv_info *di = drvdb_lookup(c->driver);
 
 		if (di && !di->bql)
-			val_diag(r, "drvdb: %s does not call netdev_tx_completed_queue()", c->driver);
+			val_diag(r, "drvdb: %s does not call netdev_tx_completed_queue()",
+				 c->driver);
 		val_set(r, VR_FAIL, "%u of %u TX queues have no byte_queue_limits", nq - nb, nq);
 		return 0;
 	}
