@@ -843,7 +843,7 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 	double one[VAL_TSQ_ROUNDS], two[VAL_TSQ_ROUNDS], scaled[VAL_TSQ_ROUNDS], t0 = et_now_s();
 	struct probe_result *pr;
 	struct et_ci c1, c2;
-	char err[512], buf[32], v[32];
+	char err[512], buf[32], v[32], was[32] = "";
 	unsigned int n = 0, k, i;
 	double line, ref, p;
 	bool vs_line;
@@ -861,6 +861,7 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 	}
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)TSQ_DEFAULT_BYTES);
 	if (sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)) || strcmp(buf, v)) {
+		snprintf(was, sizeof(was), "%s", buf);
 		ret = sysctl_set(TSQ_SYSCTL, v, err, sizeof(err));
 		if (ret) {
 			val_set(r, VR_FAIL, "cannot set %s to the default: %s", TSQ_SYSCTL, err);
@@ -909,9 +910,10 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 	if (sysctl_get("net.ipv4.tcp_congestion_control", buf, sizeof(buf)))
 		snprintf(buf, sizeof(buf), "?");
 	val_diag(r,
-		 "tcp_limit_output_bytes %llu (the kernel's default), congestion control %s, %u "
+		 "tcp_limit_output_bytes %llu (the default%s%s%s), congestion control %s, %u "
 		 "interleaved ABBA rounds of %.1f s",
-		 (unsigned long long)TSQ_DEFAULT_BYTES, buf, n, c->o.duration_s);
+		 (unsigned long long)TSQ_DEFAULT_BYTES, was[0] ? "; the namespace had " : "",
+		 was, was[0] ? ", put back after" : "", buf, n, c->o.duration_s);
 	if (vs_line) {
 		val_diag(r,
 			 "test: one flow's 95%% Student-t interval [%.0f, %.0f] against %.0f%% of "
