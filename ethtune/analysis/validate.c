@@ -685,9 +685,8 @@ static int check_round_trip(struct val_ctx *c, struct val_res *r)
 			nparam);
 	else
 		val_set(r, VR_PASS,
-			"%u parameters: %u values set and read back (%u rounded), %u refused by "
-			"the "
-			"device, every one put back",
+			"%u parameters: %u values set and read back (%u rounded), %u "
+			"refused by the device, every one put back",
 			nparam, nset, nround, nref);
 	return 0;
 }
@@ -978,9 +977,8 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 				c1.mean, c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line);
 		else
 			val_set(r, VR_PASS,
-				"one flow %.0f Mbit/s [%.0f, %.0f] reaches %.0f%% of the line "
-				"rate's "
-				"%.0f (Student t, 95%%)",
+				"one flow %.0f Mbit/s [%.0f, %.0f] reaches %.0f%% of the "
+				"line rate's %.0f (Student t, 95%%)",
 				c1.mean, c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line);
 	} else {
 		for (i = 0; i < n; i++)
