@@ -823,8 +823,8 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		else if (grow < need || lo[l] <= hi[b])
 			val_set(r, VR_FAIL,
 				"the median completion grew %.0f us from %s %.0f to %.0f "
-				"(intervals %s; %.0f us apart needed): the setting does "
-				"not govern completion",
+				"(intervals %s; at least %.0f us with the intervals "
+				"apart): the setting does not govern completion",
 				grow, knob, got[b], got[l], lo[l] <= hi[b] ? "overlap" : "apart",
 				need);
 		else

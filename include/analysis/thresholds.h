@@ -110,10 +110,11 @@
 		0, 25, 100, 400                                                                    \
 	}
 #define VAL_COAL_POINTS 4
-/* coalesce: from the baseline to the largest setting the median completion must grow by at least
- * this share of the settings' difference, with the two medians' intervals apart. A quarter: the
- * traced skbs mix requests with ACKs, and in the lab's emulated guest (TCG) txsim's 400 us added
- * ~200 us to a ~540 us path; a knob that does not govern completion adds nothing. */
+/* coalesce: at the largest setting the median completion must stand above the lowest median of
+ * the smaller settings by at least this share of their difference, the intervals apart. A
+ * quarter: the traced skbs mix requests with ACKs, and in the lab's emulated guest (TCG)
+ * txsim's 400 us added ~200 us to a ~540 us path; a knob that does not govern completion adds
+ * nothing. */
 #define VAL_COAL_GROW 0.25
 /* tsq: one flow at the kernel's default tcp_limit_output_bytes reaches this share of the line
  * rate (or of two flows): what diagnose calls no material loss (1 - MATERIAL). */
