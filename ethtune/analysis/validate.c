@@ -693,19 +693,74 @@ static int check_round_trip(struct val_ctx *c, struct val_res *r)
 
 /* ---- 2. coalesce ---- */
 
+void val_coal_judge(const struct val_coal *m, const char *knob, struct val_res *r)
+{
+	const unsigned int l = m->n - 1;
+	double floor = isnan(m->floor_us) ? 0 : m->floor_us, grow, need, bound;
+	unsigned int i, b = 0, nbad = 0;
+	char key[40];
+
+	val_diag(r,
+		 "knob %s (drvdb), timer floor %.0f us, median xmit-to-free under "
+		 "request/response (txlat)",
+		 knob, m->floor_us);
+	for (i = 0; i < m->n; i++) {
+		snprintf(key, sizeof(key), "p50-at-%.0f-us", m->got[i]);
+		val_measured(r, key, m->p50[i]);
+		if (!i) {
+			val_diag(r, "%s %.0f, the baseline: p50 %.1f us [%.1f, %.1f]", knob,
+				 m->got[i], m->p50[i], m->lo[i], m->hi[i]);
+			continue;
+		}
+		/* the setting on top of the baseline's path, the floor and serialization */
+		bound = m->hi[0] + (m->got[i] - m->got[0]) + floor + m->ser_us[i];
+		snprintf(key, sizeof(key), "max-at-%.0f-us", m->got[i]);
+		val_bound(r, key, bound);
+		val_diag(r, "%s %.0f: p50 %.1f us [%.1f, %.1f], bound %.1f", knob, m->got[i],
+			 m->p50[i], m->lo[i], m->hi[i], bound);
+		if (m->lo[i] > bound)
+			nbad++;
+	}
+	/* the smaller settings sit within the path's own noise: the largest must stand above
+	 * the lowest of them */
+	for (i = 1; i < l; i++)
+		if (m->p50[i] < m->p50[b])
+			b = i;
+	grow = m->p50[l] - m->p50[b];
+	need = VAL_COAL_GROW * (m->got[l] - m->got[b]);
+	val_measured(r, "growth-us", grow);
+	val_bound(r, "min-growth-us", need);
+	if (nbad)
+		val_set(r, VR_FAIL,
+			"at %u of %u settings the median completion's whole interval lies beyond "
+			"the baseline's plus the setting, floor and serialization",
+			nbad, l);
+	else if (grow < need || m->lo[l] <= m->hi[b])
+		val_set(r, VR_FAIL,
+			"the median completion grew %.0f us from %s %.0f to %.0f (intervals %s; "
+			"at least %.0f us with the intervals apart): the setting does not govern "
+			"completion",
+			grow, knob, m->got[b], m->got[l],
+			m->lo[l] <= m->hi[b] ? "overlap" : "apart", need);
+	else
+		val_set(r, VR_PASS,
+			"completion within the baseline + setting + floor + serialization at %u "
+			"settings, growing %.0f us from %s %.0f to %.0f",
+			l, grow, knob, m->got[b], m->got[l]);
+}
+
 static int check_coalesce(struct val_ctx *c, struct val_res *r)
 {
 	static const uint32_t us[VAL_COAL_POINTS] = VAL_COAL_US;
 	const struct drv_param *dp = NULL;
 	const struct et_param *p, *ad;
-	double p50[VAL_COAL_POINTS], lo[VAL_COAL_POINTS], hi[VAL_COAL_POINTS];
-	double got[VAL_COAL_POINTS], bound[VAL_COAL_POINTS];
+	struct val_coal m = { .floor_us = c->floor_us };
 	struct probe_result *pr = NULL;
 	struct txlat_result *tr = NULL;
 	struct txlat *t = NULL;
 	char err[512], why[256], key[40];
 	const char *knob;
-	unsigned int i, nbad = 0;
+	unsigned int i;
 	int mark, ret = 0;
 
 	if (!need_peer(c, r) ||
@@ -742,10 +797,6 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		ret = -ENOMEM;
 		goto out;
 	}
-	val_diag(r,
-		 "knob %s (drvdb), timer floor %.0f us, median xmit-to-free under "
-		 "request/response (txlat)",
-		 knob, c->floor_us);
 	for (i = 0; i < VAL_COAL_POINTS; i++) {
 		struct devset_kv kv[2] = { { knob, key }, { "adaptive-tx", "off" } };
 		unsigned int nkv = ad && vals_has(&c->coal, ad->attr) ? 2 : 1;
@@ -762,10 +813,10 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 			ret = ret == -EINTR ? ret : 0;
 			goto restore;
 		}
-		got[i] = want;
+		m.got[i] = want;
 		if (!nl_open_genl(&ns, "ethtool")) {
 			if (!obj_get(&ns, &et_coalesce, c->o.dev, &now))
-				got[i] = (double)now.v[p->attr];
+				m.got[i] = (double)now.v[p->attr];
 			nl_close(&ns);
 		}
 		txlat_reset(t);
@@ -782,58 +833,13 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		}
 		avg = tr->c.xmit ? (double)tr->c.bytes / (double)tr->c.xmit : 0;
 		ser = c->speed > 0 ? avg * 8 / c->speed : 0;
-		p50[i] = tr->free.p50_us;
-		lo[i] = isnan(tr->free.p50_lo_us) ? p50[i] : tr->free.p50_lo_us;
-		hi[i] = isnan(tr->free.p50_hi_us) ? p50[i] : tr->free.p50_hi_us;
-		snprintf(key, sizeof(key), "p50-at-%.0f-us", got[i]);
-		val_measured(r, key, p50[i]);
-		if (!i) {
-			val_diag(r, "%s %.0f, the baseline: p50 %.1f us [%.1f, %.1f]", knob, got[i],
-				 p50[i], lo[i], hi[i]);
-			continue;
-		}
-		/* the setting on top of the baseline's path, the floor and serialization */
-		bound[i] = hi[0] + (got[i] - got[0]) + (isnan(c->floor_us) ? 0 : c->floor_us) + ser;
-		snprintf(key, sizeof(key), "max-at-%.0f-us", got[i]);
-		val_bound(r, key, bound[i]);
-		val_diag(r, "%s %u (reads %.0f): p50 %.1f us [%.1f, %.1f], bound %.1f", knob, want,
-			 got[i], p50[i], lo[i], hi[i], bound[i]);
-		if (lo[i] > bound[i])
-			nbad++;
+		m.p50[i] = tr->free.p50_us;
+		m.lo[i] = isnan(tr->free.p50_lo_us) ? m.p50[i] : tr->free.p50_lo_us;
+		m.hi[i] = isnan(tr->free.p50_hi_us) ? m.p50[i] : tr->free.p50_hi_us;
+		m.ser_us[i] = ser;
+		m.n++;
 	}
-	{
-		const unsigned int l = VAL_COAL_POINTS - 1;
-		unsigned int b = 0, j;
-		double grow, need;
-
-		/* the smaller settings sit within the path's own noise: the largest must stand
-		 * above the lowest of them */
-		for (j = 1; j < l; j++)
-			if (p50[j] < p50[b])
-				b = j;
-		grow = p50[l] - p50[b];
-		need = VAL_COAL_GROW * (got[l] - got[b]);
-		val_measured(r, "growth-us", grow);
-		val_bound(r, "min-growth-us", need);
-		if (nbad)
-			val_set(r, VR_FAIL,
-				"at %u of %u settings the median completion's whole interval lies "
-				"beyond the baseline's plus the setting, floor and serialization",
-				nbad, VAL_COAL_POINTS - 1);
-		else if (grow < need || lo[l] <= hi[b])
-			val_set(r, VR_FAIL,
-				"the median completion grew %.0f us from %s %.0f to %.0f "
-				"(intervals %s; at least %.0f us with the intervals "
-				"apart): the setting does not govern completion",
-				grow, knob, got[b], got[l], lo[l] <= hi[b] ? "overlap" : "apart",
-				need);
-		else
-			val_set(r, VR_PASS,
-				"completion within the baseline + setting + floor + "
-				"serialization at %u settings, growing %.0f us from %s "
-				"%.0f to %.0f",
-				VAL_COAL_POINTS - 1, grow, knob, got[b], got[l]);
-	}
+	val_coal_judge(&m, knob, r);
 restore:
 	if (undo_txn_rollback(mark))
 		val_set(r, VR_FAIL, "the coalesce settings could not be put back");

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "analysis/sweep.h"
+#include "analysis/thresholds.h"
 
 enum val_check {
 	VC_ROUND_TRIP,
@@ -83,6 +84,19 @@ void val_print(const struct val_report *rep, bool json);
 struct et_param;
 unsigned int val_rt_values(const struct et_param *p, uint64_t cur, bool has_max, uint64_t max,
 			   uint64_t *v);
+
+/* coalesce's measurements: the knob read back at each setting (the first the baseline, the knob
+ * at its smallest value), the median xmit-to-free with its 95% interval, the serialization of
+ * the traced skbs, and the host's timer floor. */
+struct val_coal {
+	unsigned int n;
+	double got[VAL_COAL_POINTS], p50[VAL_COAL_POINTS], lo[VAL_COAL_POINTS], hi[VAL_COAL_POINTS],
+		ser_us[VAL_COAL_POINTS];
+	double floor_us;
+};
+/* coalesce's verdict from m (pure; n == VAL_COAL_POINTS): each setting's median within the
+ * baseline's upper end + the setting + floor + serialization, and growing with it. */
+void val_coal_judge(const struct val_coal *m, const char *knob, struct val_res *r);
 
 /* Run the selected checks on o->o.dev (namespace entered, device present), changing it only
  * temporarily, and fill rep. 0, or -errno after one line saying why the run could not go on

@@ -1,5 +1,6 @@
 /* validate's pure parts: --only/--skip lists, round-trip's values, the KTAP and JSON report. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,13 +170,79 @@ static void test_json(void **state)
 	free(r);
 }
 
+/* coalesce's verdict from what txsim showed in the lab guest (docs/validate.md). */
+static struct val_coal coal(const double *p50, const double *lo, const double *hi)
+{
+	struct val_coal m = { .n = VAL_COAL_POINTS, .floor_us = 75 };
+	const double got[VAL_COAL_POINTS] = { 0, 25, 100, 400 };
+	unsigned int i;
+
+	for (i = 0; i < VAL_COAL_POINTS; i++) {
+		m.got[i] = got[i];
+		m.p50[i] = p50[i];
+		m.lo[i] = lo[i];
+		m.hi[i] = hi[i];
+		m.ser_us[i] = 0.5;
+	}
+	return m;
+}
+
+static void test_coal_judge(void **state)
+{
+	/* normal: a ~340 us path, 400 us stands ~340 us above the rest */
+	const double p50[] = { 335.9, 352.3, 368.6, 671.7 }, lo[] = { 311.3, 311.3, 311.3, 622.6 },
+		     hi[] = { 376.8, 393.2, 409.6, 720.9 };
+	/* complete-on-next-xmit: ~8 ms at every setting */
+	const double np50[] = { 7995.4, 7733.2, 8650.8, 8650.8 },
+		     nlo[] = { 7602.2, 7340.0, 7864.3, 7864.3 },
+		     nhi[] = { 8388.6, 8388.6, 9437.2, 9437.2 };
+	/* a knob that adds far more than itself: 2 ms at 25 us */
+	const double lp50[] = { 335.9, 2000, 2100, 2500 }, llo[] = { 311.3, 1900, 2000, 2400 },
+		     lhi[] = { 376.8, 2100, 2200, 2600 };
+	/* the baseline's interval is wide, the smallest setting's narrow: growth from the lowest */
+	const double wp50[] = { 516.1, 352.3, 303.1, 639.0 },
+		     wlo[] = { 344.1, 294.9, 278.5, 622.6 }, whi[] = { 688.1, 426.0, 327.7, 655.4 };
+	struct val_res r;
+	struct val_coal m;
+	unsigned int i;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	m = coal(p50, lo, hi);
+	val_coal_judge(&m, "tx-usecs", &r);
+	assert_int_equal(r.res, VR_PASS);
+	for (i = 0; i < r.nbound && strcmp(r.bound[i].key, "max-at-400-us"); i++)
+		;
+	assert_true(i < r.nbound);
+	/* the baseline's upper end + the setting + floor + serialization */
+	assert_true(fabs(r.bound[i].v - (376.8 + 400 + 75 + 0.5)) < 1e-9);
+
+	memset(&r, 0, sizeof(r));
+	m = coal(np50, nlo, nhi);
+	val_coal_judge(&m, "tx-usecs", &r);
+	assert_int_equal(r.res, VR_FAIL);
+	assert_non_null(strstr(r.reason, "does not govern completion"));
+	assert_non_null(strstr(r.reason, "overlap"));
+
+	memset(&r, 0, sizeof(r));
+	m = coal(lp50, llo, lhi);
+	val_coal_judge(&m, "tx-usecs", &r);
+	assert_int_equal(r.res, VR_FAIL);
+	assert_non_null(strstr(r.reason, "at 3 of 3 settings"));
+
+	memset(&r, 0, sizeof(r));
+	m = coal(wp50, wlo, whi);
+	val_coal_judge(&m, "tx-usecs", &r);
+	assert_int_equal(r.res, VR_PASS);
+	assert_non_null(strstr(r.reason, "from tx-usecs 100 to 400"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_list),
-		cmocka_unit_test(test_rt_values),
-		cmocka_unit_test(test_ktap),
-		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_parse_list), cmocka_unit_test(test_rt_values),
+		cmocka_unit_test(test_ktap),	   cmocka_unit_test(test_json),
+		cmocka_unit_test(test_coal_judge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
