@@ -730,7 +730,16 @@ void val_coal_judge(const struct val_coal *m, const char *knob, struct val_res *
 	need = VAL_COAL_GROW * (m->got[l] - m->got[b]);
 	val_measured(r, "growth-us", grow);
 	val_bound(r, "min-growth-us", need);
-	if (nbad)
+	if (m->rtt_us > 0) {
+		val_measured(r, "rtt-us", m->rtt_us);
+		val_bound(r, "max-baseline-p50-lo-us", m->rtt_us);
+	}
+	if (m->rtt_us > 0 && m->lo[0] > m->rtt_us)
+		val_set(r, VR_FAIL,
+			"at %s %.0f the median completion %.0f us [%.0f, %.0f] comes after the "
+			"round trip's %.0f us: completions wait for the next transmit or a timer",
+			knob, m->got[0], m->p50[0], m->lo[0], m->hi[0], m->rtt_us);
+	else if (nbad)
 		val_set(r, VR_FAIL,
 			"at %u of %u settings the median completion's whole interval lies beyond "
 			"the baseline's plus the setting, floor and serialization",
@@ -837,6 +846,8 @@ static int check_coalesce(struct val_ctx *c, struct val_res *r)
 		m.lo[i] = isnan(tr->free.p50_lo_us) ? m.p50[i] : tr->free.p50_lo_us;
 		m.hi[i] = isnan(tr->free.p50_hi_us) ? m.p50[i] : tr->free.p50_hi_us;
 		m.ser_us[i] = ser;
+		if (!i)
+			m.rtt_us = pr->have_lat ? pr->lat.p50 : 0;
 		m.n++;
 	}
 	val_coal_judge(&m, knob, r);

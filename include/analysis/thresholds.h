@@ -110,6 +110,10 @@
 		0, 25, 100, 400                                                                    \
 	}
 #define VAL_COAL_POINTS 4
+/* coalesce: at the baseline (no coalescing) the median completion's interval starts before the
+ * request/response round trip's median: with one skb in flight the next transmit comes only
+ * after the response, so a completion later than that waits for it or for a rescan timer
+ * (diagnose's completion-stalls). No constant: the bound is the measured round trip. */
 /* coalesce: at the largest setting the median completion must stand above the lowest median of
  * the smaller settings by at least this share of their difference, the intervals apart. A
  * quarter: the traced skbs mix requests with ACKs, and in the lab's emulated guest (TCG)

@@ -93,9 +93,11 @@ struct val_coal {
 	double got[VAL_COAL_POINTS], p50[VAL_COAL_POINTS], lo[VAL_COAL_POINTS], hi[VAL_COAL_POINTS],
 		ser_us[VAL_COAL_POINTS];
 	double floor_us;
+	double rtt_us; /* request/response round trip at the baseline, median (<= 0 unknown) */
 };
 /* coalesce's verdict from m (pure; n == VAL_COAL_POINTS): each setting's median within the
- * baseline's upper end + the setting + floor + serialization, and growing with it. */
+ * baseline's upper end + the setting + floor + serialization, and growing with it; the
+ * baseline itself before the round trip. */
 void val_coal_judge(const struct val_coal *m, const char *knob, struct val_res *r);
 
 /* Run the selected checks on o->o.dev (namespace entered, device present), changing it only

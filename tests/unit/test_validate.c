@@ -209,6 +209,7 @@ static void test_coal_judge(void **state)
 	(void)state;
 	memset(&r, 0, sizeof(r));
 	m = coal(p50, lo, hi);
+	m.rtt_us = 5600;
 	val_coal_judge(&m, "tx-usecs", &r);
 	assert_int_equal(r.res, VR_PASS);
 	for (i = 0; i < r.nbound && strcmp(r.bound[i].key, "max-at-400-us"); i++)
@@ -223,6 +224,23 @@ static void test_coal_judge(void **state)
 	assert_int_equal(r.res, VR_FAIL);
 	assert_non_null(strstr(r.reason, "does not govern completion"));
 	assert_non_null(strstr(r.reason, "overlap"));
+	/* next-xmit again, noise making 400 us look grown; the round trip (2.5 ms each way)
+	 * comes before the completion at 0 */
+	{
+		const double gp50[] = { 11272.2, 7471.1, 7733.2, 7995.4 },
+			     glo[] = { 9437.2, 6815.7, 7340.0, 7864.3 },
+			     ghi[] = { 12582.9, 7602.2, 8126.5, 8388.6 };
+
+		memset(&r, 0, sizeof(r));
+		m = coal(gp50, glo, ghi);
+		val_coal_judge(&m, "tx-usecs", &r);
+		assert_int_equal(r.res, VR_PASS); /* without the round trip it cannot tell */
+		memset(&r, 0, sizeof(r));
+		m.rtt_us = 5600;
+		val_coal_judge(&m, "tx-usecs", &r);
+		assert_int_equal(r.res, VR_FAIL);
+		assert_non_null(strstr(r.reason, "comes after the round trip's 5600 us"));
+	}
 
 	memset(&r, 0, sizeof(r));
 	m = coal(lp50, llo, lhi);
