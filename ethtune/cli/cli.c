@@ -10,7 +10,7 @@
 #define CLI_MAX_OPTS 64
 
 const struct cli_cmd *const cli_commands[] = {
-	&cli_show,  &cli_set,	&cli_restore, &cli_sweep,   &cli_tune, &cli_diagnose,	&cli_serve,
+	&cli_show,  &cli_set,	&cli_restore, &cli_sweep,   &cli_tune, &cli_diagnose,	&cli_validate, &cli_serve,
 	&cli_probe, &cli_txlat, &cli_model,   &cli_profile, &cli_rdma, &cli_completion, NULL,
 };
 

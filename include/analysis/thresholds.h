@@ -107,4 +107,42 @@
  * napi-set value. */
 #define TUNE_NAPI_DEFER_IRQS "2"
 
+/* ---- validate (docs/validate.md: one row per check, its bound and why) ---- */
+
+/* coalesce: the TX knob's settings tried, microseconds: 0 (no coalescing: the driver's own
+ * completion path, the baseline) and three settings above an emulated guest's timer floor
+ * (60-90 us, docs/design.md) so that growth shows above it, the largest far below a round trip
+ * a user would notice. A driver whose smallest value is above 0 starts there. */
+#define VAL_COAL_US                                                                                \
+	{                                                                                          \
+		0, 25, 100, 400                                                                    \
+	}
+#define VAL_COAL_POINTS 4
+/* coalesce: at the baseline (no coalescing) the median completion's interval starts before the
+ * request/response round trip's median: with one skb in flight the next transmit comes only
+ * after the response, so a completion later than that waits for it or for a rescan timer
+ * (diagnose's completion-stalls). No constant: the bound is the measured round trip. */
+/* coalesce: at the largest setting the median completion must stand above the lowest median of
+ * the smaller settings by at least this share of their difference, the intervals apart. A
+ * quarter: the traced skbs mix requests with ACKs, and in the lab's emulated guest (TCG)
+ * txsim's 400 us added ~200 us to a ~540 us path; a knob that does not govern completion adds
+ * nothing. */
+#define VAL_COAL_GROW 0.25
+/* tsq: one flow at the kernel's default tcp_limit_output_bytes reaches this share of the line
+ * rate (or of two flows): what diagnose calls no material loss (1 - MATERIAL). */
+#define VAL_TSQ_SHARE (1 - MATERIAL)
+/* tsq: rounds of one and two flows (ABBA) at most, as diagnose's measure_flows. */
+#define VAL_TSQ_ROUNDS 8
+/* counters and BQL are judged on one bulk flow this long at least, seconds (the issue's >= 10 s:
+ * long enough for a 32-bit counter of a 10G device to wrap if the driver keeps one). */
+#define VAL_LOAD_MIN_S 10
+/* counters: the device's TX bytes against what TCP sent (tcpi_bytes_sent) carry the headers of
+ * each segment on top: Ethernet 14 + IPv4 20 + TCP 20 + timestamps 12 bytes per MSS. */
+#define VAL_HDR_BYTES 66
+/* counters: the two are read at slightly different instants (a 2% slack is 4 ms of the window
+ * at any rate, ten times the wake-up floor of an emulated guest). The test-only environment
+ * variable ETHTUNE_TEST_COUNTERS_SLACK replaces it (a negative value makes the bound
+ * impossible, so that tests/ns/validate.sh can see the check fail). */
+#define VAL_COUNTERS_SLACK 0.02
+
 #endif

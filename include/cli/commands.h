@@ -17,6 +17,7 @@ int cmd_txlat(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 
 /* rdma probe's arguments (argv after "probe"): 0, CLI_HELP, or -EINVAL/-ERANGE with one line

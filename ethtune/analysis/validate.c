@@ -1,0 +1,1473 @@
+/* ethtune validate: each check of the TX-completion checklist, its bound and its KTAP report. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+
+#include "analysis/validate.h"
+#include "analysis/model.h"
+#include "analysis/sweep.h"
+#include "analysis/thresholds.h"
+#include "knowledge/drvdb.h"
+#include "nl/devobj.h"
+#include "out/json_print.h"
+#include "probe/probe.h"
+#include "state/devset.h"
+#include "state/journal.h"
+#include "state/undo.h"
+#include "trace/txlat.h"
+#include "util/ethtune.h"
+#include "util/stats.h"
+
+#define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
+
+static const char *const check_names[VC__N] = {
+	[VC_ROUND_TRIP] = "round-trip",	    [VC_COALESCE] = "coalesce", [VC_TSQ] = "tsq",
+	[VC_OWNERSHIP] = "ownership",	    [VC_BQL] = "bql",		[VC_COUNTERS] = "counters",
+	[VC_NOTHING_LEFT] = "nothing-left",
+};
+
+const char *val_check_name(unsigned int c)
+{
+	return c < VC__N ? check_names[c] : NULL;
+}
+
+const char *val_check_names(void)
+{
+	static char buf[160];
+	unsigned int c;
+	size_t n = 0;
+
+	if (buf[0])
+		return buf;
+	for (c = 0; c < VC__N; c++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", c ? "," : "", check_names[c]);
+	return buf;
+}
+
+int val_parse_list(const char *s, unsigned int *mask, char *err, size_t errlen)
+{
+	const char *p = s;
+
+	*mask = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		unsigned int c;
+
+		for (c = 0; c < VC__N; c++)
+			if (strlen(check_names[c]) == len && !strncmp(p, check_names[c], len))
+				break;
+		if (c == VC__N) {
+			snprintf(err, errlen, "unknown check '%.*s' (valid: %s)", (int)len, p,
+				 val_check_names());
+			return -EINVAL;
+		}
+		*mask |= 1u << c;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+void val_diag(struct val_res *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->ndiag >= VAL_MAX_DIAG)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->diag[r->ndiag++], sizeof(r->diag[0]), fmt, ap);
+	va_end(ap);
+}
+
+void val_set(struct val_res *r, enum val_result res, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->res = res;
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void val_num(struct val_num *v, unsigned int *n, const char *key, double x)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp(v[i].key, key))
+			break;
+	if (i == VAL_MAX_NUM)
+		return;
+	snprintf(v[i].key, sizeof(v[i].key), "%s", key);
+	v[i].v = x;
+	if (i == *n)
+		(*n)++;
+}
+
+void val_measured(struct val_res *r, const char *key, double v)
+{
+	val_num(r->measured, &r->nmeasured, key, v);
+}
+
+void val_bound(struct val_res *r, const char *key, double v)
+{
+	val_num(r->bound, &r->nbound, key, v);
+}
+
+void val_count(struct val_report *rep)
+{
+	unsigned int c;
+
+	rep->passed = rep->failed = rep->skipped = 0;
+	for (c = 0; c < VC__N; c++) {
+		if (!rep->r[c].ran)
+			continue;
+		if (rep->r[c].res == VR_PASS)
+			rep->passed++;
+		else if (rep->r[c].res == VR_FAIL)
+			rep->failed++;
+		else
+			rep->skipped++;
+	}
+}
+
+static const char *result_name(enum val_result r)
+{
+	return r == VR_PASS ? "pass" : r == VR_FAIL ? "fail" : "skip";
+}
+
+/* "k v, k v" of n numbers, for a KTAP diagnostic line. */
+static void nums_text(const struct val_num *v, unsigned int n, char *buf, size_t len)
+{
+	unsigned int i;
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && o < len; i++)
+		o += snprintf(buf + o, len - o,
+			      v[i].v == floor(v[i].v) && fabs(v[i].v) < 1e15 ? "%s%s %.0f"
+									     : "%s%s %.4g",
+			      i ? ", " : "", v[i].key, v[i].v);
+}
+
+static void nums_json(const char *key, const struct val_num *v, unsigned int n)
+{
+	unsigned int i;
+
+	open_json_object(key);
+	for (i = 0; i < n; i++)
+		print_float(PRINT_JSON, v[i].key, NULL, v[i].v);
+	close_json_object();
+}
+
+void val_print(const struct val_report *rep, bool json)
+{
+	unsigned int c, n = 0, k = 0, i;
+	char buf[600];
+
+	for (c = 0; c < VC__N; c++)
+		n += rep->r[c].ran;
+	new_json_obj(json);
+	print_text("KTAP version 1\n");
+	print_string(PRINT_ANY, "device", "# ethtune validate %s", rep->dev);
+	print_string(PRINT_ANY, "driver", " (driver %s", rep->driver[0] ? rep->driver : "?");
+	if (rep->kind[0])
+		print_string(PRINT_ANY, "kind", ", %s", rep->kind);
+	if (rep->peer[0])
+		print_string(PRINT_ANY, "peer", ") via %s\n", rep->peer);
+	else
+		print_text(") without a peer\n");
+	print_text("1..%u\n", n);
+	open_json_array(PRINT_JSON, "checks");
+	for (c = 0; c < VC__N; c++) {
+		const struct val_res *r = &rep->r[c];
+
+		if (!r->ran)
+			continue;
+		k++;
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "name", NULL, check_names[c]);
+		print_uint(PRINT_JSON, "number", NULL, k);
+		print_string(PRINT_JSON, "result", NULL, result_name(r->res));
+		print_bool(PRINT_JSON, "warning", NULL, r->warn);
+		print_string(PRINT_JSON, "reason", NULL, r->reason);
+		open_json_array(PRINT_JSON, "diagnostics");
+		for (i = 0; i < r->ndiag; i++) {
+			print_text("# %s: ", check_names[c]);
+			print_string(PRINT_ANY, NULL, "%s\n", r->diag[i]);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		nums_json("measured", r->measured, r->nmeasured);
+		nums_json("bound", r->bound, r->nbound);
+		close_json_object();
+		if (r->res != VR_SKIP) {
+			print_text("# %s: %s%s\n", check_names[c],
+				   r->res == VR_FAIL ? "FAIL: "
+				   : r->warn	     ? "WARNING: "
+						     : "",
+				   r->reason);
+		}
+		if (r->nmeasured) {
+			nums_text(r->measured, r->nmeasured, buf, sizeof(buf));
+			print_text("# %s: measured %s\n", check_names[c], buf);
+		}
+		if (r->nbound) {
+			nums_text(r->bound, r->nbound, buf, sizeof(buf));
+			print_text("# %s: bound %s\n", check_names[c], buf);
+		}
+		if (r->res == VR_SKIP)
+			print_text("ok %u %s # SKIP %s\n", k, check_names[c], r->reason);
+		else
+			print_text("%s %u %s\n", r->res == VR_PASS ? "ok" : "not ok", k,
+				   check_names[c]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_uint(PRINT_ANY, "passed", "# %u passed", rep->passed);
+	print_uint(PRINT_ANY, "failed", ", %u failed", rep->failed);
+	print_uint(PRINT_ANY, "skipped", ", %u skipped", rep->skipped);
+	print_float(PRINT_ANY, "elapsed-s", " in %.1f s\n", rep->elapsed_s);
+	delete_json_obj();
+}
+
+/* ---- the run ---- */
+
+struct snap {
+	int ret[3];
+	struct et_vals v[3]; /* coalesce, rings, channels */
+	int fret;
+	struct et_bitset feat;
+	uint64_t mtu;
+};
+
+struct val_ctx {
+	const struct val_opts *vo;
+	struct sweep_opts o;
+	struct val_report *rep;
+	char driver[32], kind[32];
+	int speed;
+	uint32_t mtu;
+	bool software;
+	bool have_coal;
+	struct et_vals coal;
+	double floor_us;
+	struct snap start, peer_start;
+	int peer_ret; /* reading the peer's device at the start: 0 or -errno */
+	int kmsg;     /* /dev/kmsg at its end when the run started, -1 unreadable */
+	/* the bulk flow counters, BQL and ownership are judged on */
+	bool load_done;
+	int load_ret;
+	char load_err[300];
+	struct probe_result *lr;
+	bool tl_ok;
+	char tl_err[256];
+	struct txlat_result *tl;
+	unsigned int nsamp;
+	uint64_t s_bytes[64], s_pkts[64], s_bql[64];
+	bool have_bql;
+	unsigned int n_txq, n_bql;
+	uint64_t bql_before, bql_min, stall_before, stall_after;
+	bool have_stall;
+	char fatal[512]; /* why the run cannot go on (the journal cannot be written) */
+};
+
+static const struct et_object *const objs[3] = { &et_coalesce, &et_rings, &et_channels };
+static const char *const obj_words[3] = { "coalesce", "ring", "channels" };
+
+static int dev_file_u64(const char *dev, const char *rel, uint64_t *v)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, rel);
+	return read_file_u64(path, v);
+}
+
+/* TX queues, those with BQL, and the sums of their limits, limit_min and stall_cnt. */
+static void bql_read(const char *dev, unsigned int *nq, unsigned int *nbql, uint64_t *limit,
+		     uint64_t *limit_min, uint64_t *stall, bool *have_stall)
+{
+	char path[256], rel[300];
+	struct dirent *e;
+	DIR *d;
+
+	*nq = *nbql = 0;
+	*limit = *limit_min = *stall = 0;
+	*have_stall = false;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", dev);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		uint64_t v;
+
+		if (strncmp(e->d_name, "tx-", 3))
+			continue;
+		(*nq)++;
+		snprintf(rel, sizeof(rel), "queues/%s/byte_queue_limits/limit", e->d_name);
+		if (dev_file_u64(dev, rel, &v))
+			continue;
+		(*nbql)++;
+		*limit += v;
+		snprintf(rel, sizeof(rel), "queues/%s/byte_queue_limits/limit_min", e->d_name);
+		if (!dev_file_u64(dev, rel, &v))
+			*limit_min += v;
+		snprintf(rel, sizeof(rel), "queues/%s/byte_queue_limits/stall_cnt", e->d_name);
+		if (!dev_file_u64(dev, rel, &v)) {
+			*stall += v;
+			*have_stall = true;
+		}
+	}
+	closedir(d);
+}
+
+static void snap_take(const char *dev, struct snap *s)
+{
+	struct nl_sock ns;
+	struct et_link l;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	if (nl_open_genl(&ns, "ethtool")) {
+		s->ret[0] = s->ret[1] = s->ret[2] = s->fret = -EIO;
+	} else {
+		for (i = 0; i < 3; i++)
+			s->ret[i] = obj_get(&ns, objs[i], dev, &s->v[i]);
+		s->fret = features_get(&ns, dev, &s->feat);
+		nl_close(&ns);
+	}
+	if (!link_get_dev(dev, &l))
+		s->mtu = l.v.v[IFLA_MTU];
+}
+
+static int read_state(struct val_ctx *c)
+{
+	struct nl_sock eth;
+	struct et_link l;
+	struct et_drvinfo di;
+	int ret;
+
+	ret = link_get_dev(c->o.dev, &l);
+	if (ret)
+		return ret;
+	snprintf(c->kind, sizeof(c->kind), "%s", !strcmp(c->o.dev, "lo") ? "loopback" : l.kind);
+	c->mtu = (uint32_t)l.v.v[IFLA_MTU];
+	ret = nl_open_genl(&eth, "ethtool");
+	if (ret)
+		return ret;
+	drvinfo_get(&eth, c->o.dev, &di);
+	snprintf(c->driver, sizeof(c->driver), "%s", di.ok ? di.driver : "");
+	c->speed = di.ok ? di.speed : -1;
+	c->have_coal = !obj_get(&eth, &et_coalesce, c->o.dev, &c->coal);
+	nl_close(&eth);
+	c->software = drvdb_software(c->driver, c->kind) != DRV_SW_NONE;
+	return 0;
+}
+
+/* ---- traffic ---- */
+
+static void load_sample(void *arg, unsigned int iter, double el, double total, double v)
+{
+	struct val_ctx *c = arg;
+	unsigned int nq, nb;
+	uint64_t lim, lmin, st;
+	bool hs;
+
+	(void)iter;
+	(void)el;
+	(void)total;
+	(void)v;
+	if (c->nsamp >= sizeof(c->s_bytes) / sizeof(c->s_bytes[0]))
+		return;
+	if (dev_file_u64(c->o.dev, "statistics/tx_bytes", &c->s_bytes[c->nsamp]) ||
+	    dev_file_u64(c->o.dev, "statistics/tx_packets", &c->s_pkts[c->nsamp]))
+		return;
+	bql_read(c->o.dev, &nq, &nb, &lim, &lmin, &st, &hs);
+	c->s_bql[c->nsamp++] = lim;
+}
+
+/* One probe of test with flows against the peer; progress (may be NULL) samples during it. */
+static int val_probe(struct val_ctx *c, unsigned int flows, enum probe_test test, double dur,
+		     bool sample, struct probe_result *res, char *err, size_t errlen)
+{
+	struct probe_cfg cfg;
+	char host[256];
+	uint16_t port;
+	int ret;
+
+	if (et_stop_signal()) {
+		snprintf(err, errlen, "interrupted");
+		return -EINTR;
+	}
+	probe_cfg_init(&cfg);
+	ret = probe_peer_split(c->o.peer, PROBE_DEFAULT_PORT, host, sizeof(host), &port);
+	if (ret) {
+		snprintf(err, errlen, "bad peer '%s'", c->o.peer);
+		return ret;
+	}
+	cfg.peer = host;
+	cfg.port = port;
+	cfg.test = test;
+	cfg.flows = flows;
+	cfg.duration_s = dur;
+	cfg.warmup_s = c->o.warmup_s;
+	cfg.key_file = et_opts.key_file;
+	if (test == PROBE_RR) {
+		cfg.msg_size = 1;
+		cfg.nodelay = true;
+	}
+	if (sample) {
+		cfg.progress = load_sample;
+		cfg.progress_arg = c;
+	}
+	ret = probe_cfg_check(&cfg, err, errlen);
+	if (ret)
+		return ret;
+	memset(res, 0, sizeof(*res));
+	ret = probe_run(&cfg, res);
+	if (ret && !if_nametoindex(c->o.dev))
+		snprintf(err, errlen,
+			 "%s is gone (removed, or its namespace deleted, during the run)",
+			 c->o.dev);
+	else if (ret)
+		snprintf(err, errlen, "the peer %s stopped answering: %.200s", c->o.peer,
+			 res->err[0] ? res->err : strerror(-ret));
+	return ret;
+}
+
+/* The bulk flow of load_s under txlat, sampling the device's counters and BQL limits. */
+static int run_load(struct val_ctx *c)
+{
+	struct txlat *t = NULL;
+	unsigned int nq;
+	uint64_t lmin;
+
+	if (c->load_done)
+		return c->load_ret;
+	c->load_done = true;
+	c->lr = calloc(1, sizeof(*c->lr));
+	c->tl = calloc(1, sizeof(*c->tl));
+	if (!c->lr || !c->tl)
+		return c->load_ret = -ENOMEM;
+	bql_read(c->o.dev, &c->n_txq, &c->n_bql, &c->bql_before, &c->bql_min, &c->stall_before,
+		 &c->have_stall);
+	c->have_bql = c->n_bql > 0;
+	if (txlat_open(c->o.dev, NULL, &t, c->tl_err, sizeof(c->tl_err)))
+		t = NULL;
+	load_sample(c, 0, 0, 0, 0);
+	c->load_ret = val_probe(c, 1, PROBE_STREAM, c->vo->load_s, true, c->lr, c->load_err,
+				sizeof(c->load_err));
+	load_sample(c, 0, 0, 0, 0);
+	c->tl_ok = t && !txlat_collect(t, c->tl, c->tl_err, sizeof(c->tl_err));
+	txlat_close(t);
+	bql_read(c->o.dev, &nq, &c->n_bql, &lmin, &lmin, &c->stall_after, &c->have_stall);
+	return c->load_ret;
+}
+
+static bool need_peer(struct val_ctx *c, struct val_res *r)
+{
+	if (c->o.peer)
+		return true;
+	val_set(r, VR_SKIP, "no --peer: this check needs traffic to an 'ethtune serve'");
+	return false;
+}
+
+static bool not_software(struct val_ctx *c, struct val_res *r, const char *what)
+{
+	if (!c->software)
+		return true;
+	val_set(r, VR_SKIP, "%s is a software device (%s, drvdb): %s", c->o.dev,
+		c->driver[0] ? c->driver : c->kind, what);
+	return false;
+}
+
+/* ---- 1. round-trip ---- */
+
+static struct val_res *rt_res; /* where devset's read-back warnings go */
+
+static void rt_warn(const char *msg)
+{
+	if (rt_res)
+		val_diag(rt_res, "%s", msg);
+}
+
+unsigned int val_rt_values(const struct et_param *p, uint64_t cur, bool has_max, uint64_t max,
+			   uint64_t *v)
+{
+	uint64_t cand[4], lo = p->min ? p->min : 1;
+	unsigned int n = 0, k = 0, i;
+
+	switch (p->type) {
+	case ET_BOOL:
+		v[0] = !cur;
+		v[1] = cur;
+		return 2;
+	case ET_ENUM:
+		for (i = 1; p->enum_names && p->enum_names[i] && n < 2; i++)
+			if (i != cur)
+				v[n++] = i;
+		if (n == 1)
+			v[n++] = cur;
+		return n;
+	}
+	if (has_max) {
+		if (max < lo)
+			return 0;
+		cand[k++] = max;
+		cand[k++] = lo + (max - lo) / 2;
+		cand[k++] = lo;
+	} else {
+		cand[k++] = cur ? cur * 2 : 16;
+		cand[k++] = cur ? cur / 2 : 64;
+		if (p->type == ET_U8)
+			for (i = 0; i < k; i++)
+				cand[i] = cand[i] > 255 ? 255 : cand[i];
+	}
+	for (i = 0; i < k && n < 1; i++)
+		if (cand[i] != cur)
+			v[n++] = cand[i];
+	if (!n)
+		return 0;
+	for (i = 0; i < k && n < 2; i++)
+		if (cand[i] != v[0])
+			v[n++] = cand[i];
+	if (n < 2)
+		v[n++] = cur;
+	return n;
+}
+
+/* Set one parameter to its values, read each back, put it back; counts into the result. */
+static int rt_param(struct val_ctx *c, struct val_res *r, unsigned int oi, const struct et_param *p,
+		    const struct et_vals *cur, unsigned int *nset, unsigned int *nround,
+		    unsigned int *nref, unsigned int *nbad)
+{
+	const struct et_object *obj = objs[oi];
+	uint64_t v[2], max = p->max_attr ? cur->v[p->max_attr] : 0;
+	char sv[32], got_s[32], cur_s[32], err[512];
+	struct et_vals now;
+	struct nl_sock ns;
+	unsigned int n, i;
+	char trail[160] = "";
+	size_t tl = 0;
+	int mark, ret;
+
+	n = val_rt_values(p, cur->v[p->attr], p->max_attr && vals_has(cur, p->max_attr), max, v);
+	obj_format_val(p, cur->v[p->attr], cur_s, sizeof(cur_s));
+	if (!n) {
+		val_diag(r, "%s %s: one value only (%s, max %llu), nothing to round-trip",
+			 obj_words[oi], p->key, cur_s, (unsigned long long)max);
+		return 0;
+	}
+	ret = journal_txn_begin(&mark);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		struct devset_kv kv = { p->key, sv };
+
+		obj_format_val(p, v[i], sv, sizeof(sv));
+		rt_res = r;
+		ret = devset_set(c->o.dev, obj_words[oi], &kv, 1, DEVSET_JOURNAL, err, sizeof(err),
+				 rt_warn);
+		rt_res = NULL;
+		if (ret && !strncmp(err, "cannot write the journal", 24)) {
+			/* nothing may change that restore could not put back */
+			snprintf(c->fatal, sizeof(c->fatal), "%s", err);
+			undo_txn_rollback(mark);
+			return ret;
+		}
+		if (ret == -EINTR || ret == -ENODEV) {
+			val_diag(r, "%s %s -> %s: %s", obj_words[oi], p->key, sv, err);
+			(*nbad)++;
+			break;
+		}
+		if (ret) { /* the kernel's or the device's refusal: reported, not a failure */
+			val_diag(r, "%s %s -> %s: refused: %s", obj_words[oi], p->key, sv, err);
+			(*nref)++;
+			continue;
+		}
+		(*nset)++;
+		if (nl_open_genl(&ns, "ethtool"))
+			continue;
+		ret = obj_get(&ns, obj, c->o.dev, &now);
+		nl_close(&ns);
+		if (ret)
+			continue;
+		obj_format_val(p, now.v[p->attr], got_s, sizeof(got_s));
+		tl += snprintf(trail + tl, sizeof(trail) - tl, "%s%s reads %s", tl ? ", " : "", sv,
+			       got_s);
+		if (now.v[p->attr] != v[i]) {
+			const struct drv_param *dp = drvdb_param(drvdb_lookup(c->driver), p->key);
+
+			val_diag(r, "%s %s -> %s: reads back %s (rounded%s%s)", obj_words[oi],
+				 p->key, sv, got_s, dp && dp->gran ? "; drvdb: " : "",
+				 dp && dp->gran ? dp->gran : "");
+			(*nround)++;
+		}
+	}
+	ret = undo_txn_rollback(mark);
+	if (ret) {
+		val_diag(r, "%s %s: not put back to %s: %s", obj_words[oi], p->key, cur_s,
+			 strerror(-ret));
+		(*nbad)++;
+		return 0;
+	}
+	if (nl_open_genl(&ns, "ethtool"))
+		return 0;
+	ret = obj_get(&ns, obj, c->o.dev, &now);
+	nl_close(&ns);
+	if (!ret && now.v[p->attr] != cur->v[p->attr]) {
+		obj_format_val(p, now.v[p->attr], got_s, sizeof(got_s));
+		val_diag(r, "%s %s: reads %s after the restore, was %s", obj_words[oi], p->key,
+			 got_s, cur_s);
+		(*nbad)++;
+	} else if (!ret) {
+		val_diag(r, "%s %s (was %s): %s%sput back", obj_words[oi], p->key, cur_s, trail,
+			 trail[0] ? "; " : "");
+	}
+	return 0;
+}
+
+static int check_round_trip(struct val_ctx *c, struct val_res *r)
+{
+	unsigned int oi, i, nparam = 0, nset = 0, nround = 0, nref = 0, nbad = 0;
+	struct nl_sock ns;
+	int ret = 0;
+
+	for (oi = 0; oi < 3 && !ret; oi++) {
+		const struct et_object *obj = objs[oi];
+		struct et_vals cur;
+
+		ret = nl_open_genl(&ns, "ethtool");
+		if (ret)
+			break;
+		ret = obj_get(&ns, obj, c->o.dev, &cur);
+		nl_close(&ns);
+		if (ret) {
+			val_diag(r, "%s: not reported by %s (%s)", obj_words[oi], c->o.dev,
+				 strerror(-ret));
+			ret = 0;
+			continue;
+		}
+		for (i = 0; i < obj->n_params && !ret; i++) {
+			const struct et_param *p = &obj->params[i];
+
+			if (!vals_has(&cur, p->attr) || p->ro)
+				continue;
+			nparam++;
+			ret = rt_param(c, r, oi, p, &cur, &nset, &nround, &nref, &nbad);
+			if (!ret && et_stop_signal())
+				ret = -EINTR;
+		}
+	}
+	if (ret)
+		return ret;
+	val_measured(r, "parameters", nparam);
+	val_measured(r, "values-set", nset);
+	val_measured(r, "rounded", nround);
+	val_measured(r, "refused", nref);
+	val_measured(r, "not-restored", nbad);
+	val_bound(r, "not-restored", 0);
+	if (!nparam)
+		val_set(r, VR_SKIP, "%s reports no settable coalesce, ring or channel parameter",
+			c->o.dev);
+	else if (nbad)
+		val_set(r, VR_FAIL, "%u of %u parameters were not put back as they were", nbad,
+			nparam);
+	else
+		val_set(r, VR_PASS,
+			"%u parameters: %u values set and read back (%u rounded), %u "
+			"refused by the device, every one put back",
+			nparam, nset, nround, nref);
+	return 0;
+}
+
+/* ---- 2. coalesce ---- */
+
+void val_coal_judge(const struct val_coal *m, const char *knob, struct val_res *r)
+{
+	const unsigned int l = m->n - 1;
+	double floor = isnan(m->floor_us) ? 0 : m->floor_us, grow, need, bound;
+	unsigned int i, b = 0, nbad = 0;
+	char key[40];
+
+	val_diag(r,
+		 "knob %s (drvdb), timer floor %.0f us, median xmit-to-free under "
+		 "request/response (txlat)",
+		 knob, m->floor_us);
+	for (i = 0; i < m->n; i++) {
+		snprintf(key, sizeof(key), "p50-at-%.0f-us", m->got[i]);
+		val_measured(r, key, m->p50[i]);
+		if (!i) {
+			val_diag(r, "%s %.0f, the baseline: p50 %.1f us [%.1f, %.1f]", knob,
+				 m->got[i], m->p50[i], m->lo[i], m->hi[i]);
+			continue;
+		}
+		/* the setting on top of the baseline's path, the floor and serialization */
+		bound = m->hi[0] + (m->got[i] - m->got[0]) + floor + m->ser_us[i];
+		snprintf(key, sizeof(key), "max-at-%.0f-us", m->got[i]);
+		val_bound(r, key, bound);
+		val_diag(r, "%s %.0f: p50 %.1f us [%.1f, %.1f], bound %.1f", knob, m->got[i],
+			 m->p50[i], m->lo[i], m->hi[i], bound);
+		if (m->lo[i] > bound)
+			nbad++;
+	}
+	/* the smaller settings sit within the path's own noise: the largest must stand above
+	 * the lowest of them */
+	for (i = 1; i < l; i++)
+		if (m->p50[i] < m->p50[b])
+			b = i;
+	grow = m->p50[l] - m->p50[b];
+	need = VAL_COAL_GROW * (m->got[l] - m->got[b]);
+	val_measured(r, "growth-us", grow);
+	val_bound(r, "min-growth-us", need);
+	if (m->rtt_us > 0) {
+		val_measured(r, "rtt-us", m->rtt_us);
+		val_bound(r, "max-baseline-p50-lo-us", m->rtt_us);
+	}
+	if (m->rtt_us > 0 && m->lo[0] > m->rtt_us)
+		val_set(r, VR_FAIL,
+			"at %s %.0f the median completion %.0f us [%.0f, %.0f] comes after the "
+			"round trip's %.0f us: completions wait for the next transmit or a timer",
+			knob, m->got[0], m->p50[0], m->lo[0], m->hi[0], m->rtt_us);
+	else if (nbad)
+		val_set(r, VR_FAIL,
+			"at %u of %u settings the median completion's whole interval lies beyond "
+			"the baseline's plus the setting, floor and serialization",
+			nbad, l);
+	else if (grow < need || m->lo[l] <= m->hi[b])
+		val_set(r, VR_FAIL,
+			"the median completion grew %.0f us from %s %.0f to %.0f (intervals %s; "
+			"at least %.0f us with the intervals apart): the setting does not govern "
+			"completion",
+			grow, knob, m->got[b], m->got[l],
+			m->lo[l] <= m->hi[b] ? "overlap" : "apart", need);
+	else
+		val_set(r, VR_PASS,
+			"completion within the baseline + setting + floor + serialization at %u "
+			"settings, growing %.0f us from %s %.0f to %.0f",
+			l, grow, knob, m->got[b], m->got[l]);
+}
+
+static int check_coalesce(struct val_ctx *c, struct val_res *r)
+{
+	static const uint32_t us[VAL_COAL_POINTS] = VAL_COAL_US;
+	const struct drv_param *dp = NULL;
+	const struct et_param *p, *ad;
+	struct val_coal m = { .floor_us = c->floor_us };
+	struct probe_result *pr = NULL;
+	struct txlat_result *tr = NULL;
+	struct txlat *t = NULL;
+	char err[512], why[256], key[40];
+	const char *knob;
+	unsigned int i;
+	int mark, ret = 0;
+
+	if (!need_peer(c, r) ||
+	    !not_software(c, r, "no TX completion of its own, so no knob to time"))
+		return 0;
+	if (!c->have_coal) {
+		val_set(r, VR_SKIP, "%s reports no coalesce parameters", c->o.dev);
+		return 0;
+	}
+	knob = drvdb_tx_knob(c->driver, &c->coal, &dp);
+	if (!knob) {
+		val_set(r, VR_SKIP, "no TX completion knob known for driver %s (drvdb)",
+			c->driver[0] ? c->driver : "?");
+		return 0;
+	}
+	if (dp && dp->unit && strcmp(dp->unit, "us")) {
+		val_set(r, VR_SKIP, "the TX knob %s counts %s, not microseconds", knob, dp->unit);
+		return 0;
+	}
+	p = obj_param(&et_coalesce, knob);
+	ad = obj_param(&et_coalesce, "adaptive-tx");
+	if (!p || p->type != ET_U32) {
+		val_set(r, VR_SKIP, "the TX knob %s is not a number of this kernel's coalesce",
+			knob);
+		return 0;
+	}
+	if (txlat_open(c->o.dev, NULL, &t, why, sizeof(why))) {
+		val_set(r, VR_SKIP, "txlat unavailable: %s", why);
+		return 0;
+	}
+	pr = calloc(1, sizeof(*pr));
+	tr = calloc(1, sizeof(*tr));
+	if (!pr || !tr || journal_txn_begin(&mark)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < VAL_COAL_POINTS; i++) {
+		struct devset_kv kv[2] = { { knob, key }, { "adaptive-tx", "off" } };
+		unsigned int nkv = ad && vals_has(&c->coal, ad->attr) ? 2 : 1;
+		uint32_t want = us[i] < p->min ? (uint32_t)p->min : us[i];
+		struct nl_sock ns;
+		struct et_vals now;
+		double ser, avg;
+
+		snprintf(key, sizeof(key), "%u", want);
+		ret = devset_set(c->o.dev, "coalesce", kv, nkv, DEVSET_JOURNAL, err, sizeof(err),
+				 NULL);
+		if (ret) {
+			val_set(r, VR_FAIL, "%s %u refused: %s", knob, want, err);
+			ret = ret == -EINTR ? ret : 0;
+			goto restore;
+		}
+		m.got[i] = want;
+		if (!nl_open_genl(&ns, "ethtool")) {
+			if (!obj_get(&ns, &et_coalesce, c->o.dev, &now))
+				m.got[i] = (double)now.v[p->attr];
+			nl_close(&ns);
+		}
+		txlat_reset(t);
+		ret = val_probe(c, 1, PROBE_RR, c->o.duration_s, false, pr, err, sizeof(err));
+		if (ret) {
+			val_set(r, VR_FAIL, "%s", err);
+			ret = ret == -EINTR ? ret : 0;
+			goto restore;
+		}
+		if (txlat_collect(t, tr, why, sizeof(why)) || isnan(tr->free.p50_us)) {
+			val_set(r, VR_SKIP, "txlat saw no completions at %s %u: %s", knob, want,
+				why);
+			goto restore;
+		}
+		avg = tr->c.xmit ? (double)tr->c.bytes / (double)tr->c.xmit : 0;
+		ser = c->speed > 0 ? avg * 8 / c->speed : 0;
+		m.p50[i] = tr->free.p50_us;
+		m.lo[i] = isnan(tr->free.p50_lo_us) ? m.p50[i] : tr->free.p50_lo_us;
+		m.hi[i] = isnan(tr->free.p50_hi_us) ? m.p50[i] : tr->free.p50_hi_us;
+		m.ser_us[i] = ser;
+		if (!i)
+			m.rtt_us = pr->have_lat ? pr->lat.p50 : 0;
+		m.n++;
+	}
+	val_coal_judge(&m, knob, r);
+restore:
+	if (undo_txn_rollback(mark))
+		val_set(r, VR_FAIL, "the coalesce settings could not be put back");
+out:
+	txlat_close(t);
+	free(pr);
+	free(tr);
+	return ret;
+}
+
+/* ---- 3. tsq ---- */
+
+/* The running kernel's default tcp_limit_output_bytes: what a new network namespace starts with
+ * (1 MiB on 6.1, 4 MiB on newer kernels), read by a child in one of its own. */
+static int kernel_tsq_default(uint64_t *v)
+{
+	int fd[2], st, ret = -EIO;
+	char buf[32] = "";
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(fd[0]);
+		close(fd[1]);
+		return ret;
+	}
+	if (!pid) {
+		close(fd[0]);
+		if (unshare(CLONE_NEWNET) ||
+		    read_file_str("/proc/sys/net/ipv4/tcp_limit_output_bytes", buf, sizeof(buf)))
+			_exit(1);
+		_exit(write(fd[1], buf, strlen(buf)) > 0 ? 0 : 1);
+	}
+	close(fd[1]);
+	n = read(fd[0], buf, sizeof(buf) - 1);
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n > 0) {
+		buf[n] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+		ret = parse_u64(buf, v);
+	}
+	return ret;
+}
+
+static int check_tsq(struct val_ctx *c, struct val_res *r)
+{
+	double one[VAL_TSQ_ROUNDS], two[VAL_TSQ_ROUNDS], scaled[VAL_TSQ_ROUNDS], t0 = et_now_s();
+	struct probe_result *pr;
+	struct et_ci c1, c2;
+	char err[512], buf[32], v[32], was[32] = "";
+	unsigned int n = 0, k, i;
+	uint64_t def;
+	double line, ref, p;
+	bool vs_line;
+	int mark, ret = 0;
+
+	if (!need_peer(c, r) ||
+	    !not_software(c, r,
+			  "its skbs leave their socket when handed to the peer, so TSQ never "
+			  "holds a flow back on it"))
+		return 0;
+	pr = calloc(1, sizeof(*pr));
+	if (!pr || journal_txn_begin(&mark)) {
+		free(pr);
+		return -ENOMEM;
+	}
+	if (kernel_tsq_default(&def))
+		def = TSQ_DEFAULT_BYTES;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)def);
+	if (sysctl_get(TSQ_SYSCTL, buf, sizeof(buf)) || strcmp(buf, v)) {
+		snprintf(was, sizeof(was), "%s", buf);
+		ret = sysctl_set(TSQ_SYSCTL, v, err, sizeof(err));
+		if (ret) {
+			val_set(r, VR_FAIL, "cannot set %s to the default: %s", TSQ_SYSCTL, err);
+			goto out;
+		}
+	}
+	while (n < VAL_TSQ_ROUNDS) {
+		for (k = 0; k < 2; k++) {
+			unsigned int flows = (n % 2 == 0) == (k == 0) ? 1 : 2;
+
+			ret = val_probe(c, flows, PROBE_STREAM, c->o.duration_s, false, pr, err,
+					sizeof(err));
+			if (ret)
+				break;
+			(flows == 1 ? one : two)[n] = pr->mbps;
+		}
+		if (ret) {
+			val_set(r, VR_FAIL, "%s", err);
+			ret = ret == -EINTR ? ret : 0;
+			goto out;
+		}
+		n++;
+		if (n < MIN_ROUNDS)
+			continue;
+		stats_mean_ci(one, n, CI_LEVEL, &c1);
+		stats_mean_ci(two, n, CI_LEVEL, &c2);
+		if (c1.half <= NARROW_CI * c1.mean && c2.half <= NARROW_CI * c2.mean)
+			break;
+		if (et_now_s() - t0 > c->vo->budget_s)
+			break;
+	}
+	stats_mean_ci(one, n, CI_LEVEL, &c1);
+	stats_mean_ci(two, n, CI_LEVEL, &c2);
+	line = c->speed > 0 ? c->speed * GOODPUT_SHARE : NAN;
+	/* The line rate where two flows fill it; else the host cannot, and two flows are what the
+	 * device carries here. */
+	vs_line = !isnan(line) && c2.mean >= VAL_TSQ_SHARE * line;
+	ref = vs_line ? line : c2.mean;
+	val_measured(r, "one-flow-mbps", c1.mean);
+	val_measured(r, "one-flow-lo-mbps", c1.lo);
+	val_measured(r, "one-flow-hi-mbps", c1.hi);
+	val_measured(r, "two-flows-mbps", c2.mean);
+	val_measured(r, "rounds", n);
+	val_bound(r, "min-one-flow-mbps", VAL_TSQ_SHARE * ref);
+	val_bound(r, "share", VAL_TSQ_SHARE);
+	if (sysctl_get("net.ipv4.tcp_congestion_control", buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "?");
+	val_diag(
+		r,
+		"tcp_limit_output_bytes %llu (this kernel's default%s%s%s), congestion control %s, "
+		"%u interleaved ABBA rounds of %.1f s",
+		(unsigned long long)def, was[0] ? "; the namespace had " : "", was,
+		was[0] ? ", put back after" : "", buf, n, c->o.duration_s);
+	if (vs_line) {
+		val_diag(r,
+			 "test: one flow's 95%% Student-t interval [%.0f, %.0f] against %.0f%% of "
+			 "the line rate's goodput %.0f Mbit/s",
+			 c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line);
+		if (c1.hi < VAL_TSQ_SHARE * ref)
+			val_set(r, VR_FAIL,
+				"one flow %.0f Mbit/s [%.0f, %.0f] stays below %.0f%% of the line "
+				"rate's %.0f (Student t, 95%%)",
+				c1.mean, c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line);
+		else
+			val_set(r, VR_PASS,
+				"one flow %.0f Mbit/s [%.0f, %.0f] reaches %.0f%% of the "
+				"line rate's %.0f (Student t, 95%%)",
+				c1.mean, c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line);
+	} else {
+		for (i = 0; i < n; i++)
+			scaled[i] = VAL_TSQ_SHARE * two[i];
+		p = stats_welch_p(one, n, scaled, n);
+		val_measured(r, "welch-p", p);
+		val_bound(r, "welch-p", SIG_P);
+		val_diag(r,
+			 "test: Welch's t-test, one flow against %.0f%% of two flows %.0f Mbit/s "
+			 "[%.0f, %.0f] (line rate %s)",
+			 100 * VAL_TSQ_SHARE, c2.mean, c2.lo, c2.hi,
+			 isnan(line) ? "unknown" : "not reached by two flows");
+		if (c1.mean < VAL_TSQ_SHARE * c2.mean && p < SIG_P)
+			val_set(r, VR_FAIL,
+				"one flow %.0f Mbit/s is below %.0f%% of two flows' %.0f (Welch p "
+				"%.3f < %.2f)",
+				c1.mean, 100 * VAL_TSQ_SHARE, c2.mean, p, SIG_P);
+		else
+			val_set(r, VR_PASS,
+				"one flow %.0f Mbit/s is not shown below %.0f%% of two flows' %.0f "
+				"(Welch p %.3f)",
+				c1.mean, 100 * VAL_TSQ_SHARE, c2.mean, p);
+	}
+out:
+	if (undo_txn_rollback(mark))
+		val_set(r, VR_FAIL, "%s could not be put back", TSQ_SYSCTL);
+	free(pr);
+	return ret;
+}
+
+/* ---- 4. ownership ---- */
+
+static int check_ownership(struct val_ctx *c, struct val_res *r)
+{
+	const struct txlat_result *t;
+	double lo, hi;
+	int ret;
+
+	if (!need_peer(c, r) ||
+	    !not_software(c, r,
+			  "its skbs are freed by the receiver, never owned until a "
+			  "driver's completion"))
+		return 0;
+	ret = run_load(c);
+	if (ret == -EINTR)
+		return ret;
+	if (ret) {
+		val_set(r, VR_FAIL, "%s", c->load_err);
+		return 0;
+	}
+	if (!c->tl_ok) {
+		val_set(r, VR_SKIP, "txlat unavailable: %s", c->tl_err);
+		return 0;
+	}
+	t = c->tl; /* run_load() made it */
+	if (!t->ksyms_ok) {
+		val_set(r, VR_SKIP, "txlat could not count socket ownership (kernel symbols)");
+		return 0;
+	}
+	if (t->c.tcp < ORPHAN_MIN_SKBS) {
+		val_set(r, VR_SKIP, "txlat traced %llu TCP skbs, fewer than %d",
+			(unsigned long long)t->c.tcp, ORPHAN_MIN_SKBS);
+		return 0;
+	}
+	stats_wilson(t->tcp_orphans, t->c.tcp, &lo, &hi);
+	val_measured(r, "orphan-fraction", t->orphan_frac);
+	val_measured(r, "orphan-lo-fraction", lo);
+	val_measured(r, "orphan-hi-fraction", hi);
+	val_measured(r, "tcp-skbs", (double)t->c.tcp);
+	val_bound(r, "max-orphan-lo-fraction", ORPHAN_MAJORITY);
+	if (lo > ORPHAN_MAJORITY) {
+		val_set(r, c->vo->allow_orphan ? VR_PASS : VR_FAIL,
+			"%.0f%% [%.0f, %.0f] of %llu TCP skbs were not owned by their socket when "
+			"freed (Wilson 95%%): TSQ and BQL cannot see the queue",
+			100 * t->orphan_frac, 100 * lo, 100 * hi, (unsigned long long)t->c.tcp);
+		r->warn = c->vo->allow_orphan;
+	} else {
+		val_set(r, VR_PASS,
+			"%.0f%% [%.0f, %.0f] of %llu TCP skbs orphaned before the free (Wilson "
+			"95%%)",
+			100 * t->orphan_frac, 100 * lo, 100 * hi, (unsigned long long)t->c.tcp);
+	}
+	return 0;
+}
+
+/* ---- 5. bql ---- */
+
+static int check_bql(struct val_ctx *c, struct val_res *r)
+{
+	unsigned int nq, nb, i;
+	uint64_t lim, lmin, st, lo = UINT64_MAX, hi = 0;
+	bool hs, adapted;
+	int ret;
+
+	if (!need_peer(c, r))
+		return 0;
+	bql_read(c->o.dev, &nq, &nb, &lim, &lmin, &st, &hs);
+	if (!nb && c->software) {
+		val_set(r, VR_SKIP,
+			"%s is a software device (%s): none of its %u TX queues has "
+			"byte_queue_limits",
+			c->o.dev, c->driver[0] ? c->driver : c->kind, nq);
+		return 0;
+	}
+	val_measured(r, "tx-queues", nq);
+	val_measured(r, "bql-queues", nb);
+	val_bound(r, "min-bql-queues", nq);
+	if (nb < nq) {
+		const struct drv_info *di = drvdb_lookup(c->driver);
+
+		if (di && !di->bql)
+			val_diag(r, "drvdb: %s does not call netdev_tx_completed_queue()",
+				 c->driver);
+		val_set(r, VR_FAIL, "%u of %u TX queues have no byte_queue_limits", nq - nb, nq);
+		return 0;
+	}
+	ret = run_load(c);
+	if (ret == -EINTR)
+		return ret;
+	if (ret) {
+		val_set(r, VR_FAIL, "%s", c->load_err);
+		return 0;
+	}
+	for (i = 0; i < c->nsamp; i++) {
+		lo = c->s_bql[i] < lo ? c->s_bql[i] : lo;
+		hi = c->s_bql[i] > hi ? c->s_bql[i] : hi;
+	}
+	adapted = c->nsamp && (hi != lo || hi != c->bql_before || hi > c->bql_min);
+	val_measured(r, "limit-before-bytes", (double)c->bql_before);
+	val_measured(r, "limit-lo-bytes", c->nsamp ? (double)lo : NAN);
+	val_measured(r, "limit-hi-bytes", (double)hi);
+	val_measured(r, "limit-min-bytes", (double)c->bql_min);
+	val_diag(r, "limit summed over %u queues, %u samples during a %.0f s flow", nb, c->nsamp,
+		 c->vo->load_s);
+	if (c->have_stall) {
+		val_measured(r, "stall-cnt", (double)(c->stall_after - c->stall_before));
+		val_bound(r, "max-stall-cnt", 0);
+	} else {
+		val_diag(r, "stall detector part skipped: no stall_cnt (kernel before 6.9)");
+	}
+	if (!adapted)
+		val_set(r, VR_FAIL, "the limit stayed at %llu bytes (limit_min %llu) under load",
+			(unsigned long long)hi, (unsigned long long)c->bql_min);
+	else if (c->have_stall && c->stall_after != c->stall_before)
+		val_set(r, VR_FAIL, "the stall detector counted %llu stalls in a normal flow",
+			(unsigned long long)(c->stall_after - c->stall_before));
+	else
+		val_set(r, VR_PASS,
+			"BQL on all %u TX queues, the limit moved %llu-%llu bytes under "
+			"load%s",
+			nq, (unsigned long long)lo, (unsigned long long)hi,
+			c->have_stall ? ", no stall" : "");
+	return 0;
+}
+
+/* ---- 6. counters ---- */
+
+static int check_counters(struct val_ctx *c, struct val_res *r)
+{
+	const char *env = getenv("ETHTUNE_TEST_COUNTERS_SLACK");
+	double slack = env ? strtod(env, NULL) : VAL_COUNTERS_SLACK, ratio, hdr, mss;
+	unsigned int i, back = 0;
+	uint64_t dev, sent;
+	int ret;
+
+	if (!need_peer(c, r))
+		return 0;
+	ret = run_load(c);
+	if (ret == -EINTR)
+		return ret;
+	if (ret) {
+		val_set(r, VR_FAIL, "%s", c->load_err);
+		return 0;
+	}
+	for (i = 1; i < c->nsamp; i++)
+		if (c->s_bytes[i] < c->s_bytes[i - 1] || c->s_pkts[i] < c->s_pkts[i - 1])
+			back++;
+	val_measured(r, "samples", c->nsamp);
+	val_measured(r, "went-backwards", back);
+	val_bound(r, "went-backwards", 0);
+	if (c->nsamp < 2) {
+		val_set(r, VR_SKIP, "the device's TX counters could not be read during the flow");
+		return 0;
+	}
+	if (back) {
+		val_set(r, VR_FAIL, "tx_bytes or tx_packets went backwards %u times in %u samples",
+			back, c->nsamp);
+		return 0;
+	}
+	if (!c->lr->dev.valid || !c->lr->sender_ti.bytes_sent) {
+		val_set(r, VR_SKIP, "the probe read no device counters or tcpi_bytes_sent");
+		return 0;
+	}
+	dev = c->lr->dev.tx_bytes;
+	sent = c->lr->sender_ti.bytes_sent;
+	mss = c->mtu > 52 ? c->mtu - 52 : 1448;
+	hdr = VAL_HDR_BYTES / mss;
+	ratio = (double)dev / (double)sent;
+	val_measured(r, "device-tx-bytes", (double)dev);
+	val_measured(r, "tcp-bytes-sent", (double)sent);
+	val_measured(r, "ratio", ratio);
+	val_bound(r, "min-ratio", 1 - slack);
+	val_bound(r, "max-ratio", 1 + hdr + slack);
+	val_diag(r,
+		 "one flow of %.0f s: tx_bytes against tcpi_bytes_sent, headers %.1f%% at MTU %u, "
+		 "slack %.1f%%",
+		 c->vo->load_s, 100 * hdr, c->mtu, 100 * slack);
+	if (ratio < 1 - slack || ratio > 1 + hdr + slack)
+		val_set(r, VR_FAIL,
+			"the device counted %llu TX bytes for %llu bytes TCP sent (ratio %.4f, "
+			"bound %.4f-%.4f)",
+			(unsigned long long)dev, (unsigned long long)sent, ratio, 1 - slack,
+			1 + hdr + slack);
+	else
+		val_set(r, VR_PASS,
+			"monotonic over %u samples; %llu TX bytes for %llu sent by TCP "
+			"(ratio %.4f)",
+			c->nsamp, (unsigned long long)dev, (unsigned long long)sent, ratio);
+	if (c->lr->remote_dev.valid) {
+		const struct probe_devstats *pd = &c->lr->remote_dev;
+		double pr = (double)pd->rx_bytes / (double)dev;
+
+		val_measured(r, "peer-rx-bytes", (double)pd->rx_bytes);
+		val_measured(r, "peer-ratio", pr);
+		val_bound(r, "min-peer-ratio", 1 - slack);
+		val_bound(r, "max-peer-ratio", 1 + slack);
+		val_diag(r, "the peer's %s received %llu bytes (its RX against our TX)", pd->dev,
+			 (unsigned long long)pd->rx_bytes);
+		if (r->res == VR_PASS && (pr < 1 - slack || pr > 1 + slack))
+			val_set(r, VR_FAIL,
+				"the peer's %s counted %llu RX bytes for %llu TX bytes here (ratio "
+				"%.4f, bound %.4f-%.4f)",
+				pd->dev, (unsigned long long)pd->rx_bytes, (unsigned long long)dev,
+				pr, 1 - slack, 1 + slack);
+	}
+	return 0;
+}
+
+/* ---- 7. nothing-left ---- */
+
+/* New kernel log lines since the start that name a WARNING, a BUG or a TX timeout. */
+static unsigned int kmsg_bad(struct val_ctx *c, struct val_res *r)
+{
+	char rec[8192];
+	unsigned int n = 0;
+	ssize_t len;
+
+	if (c->kmsg < 0)
+		return 0;
+	while ((len = read(c->kmsg, rec, sizeof(rec) - 1)) > 0 || (len < 0 && errno == EPIPE)) {
+		char *msg;
+
+		if (len <= 0)
+			continue; /* overwritten records: go on with the next */
+		rec[len] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		msg[strcspn(msg, "\n")] = 0;
+		if (strstr(msg, "WARNING:") || strstr(msg, "BUG:") || strstr(msg, "BUG ") ||
+		    strstr(msg, "NETDEV WATCHDOG") || strstr(msg, "transmit queue")) {
+			if (n < 5)
+				val_diag(r, "dmesg: %.200s", msg);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Differences between two snapshots of a device, each a diagnostic line; how many. */
+static unsigned int snap_diff(const struct snap *a, const struct snap *b, const char *who,
+			      struct val_res *r)
+{
+	unsigned int i, j, diff = 0;
+
+	for (i = 0; i < 3; i++) {
+		const struct et_object *obj = objs[i];
+
+		if (b->ret[i] != a->ret[i]) {
+			val_diag(r, "%s %s: read %s at the start, %s now", who, obj_words[i],
+				 a->ret[i] ? "failed" : "fine", b->ret[i] ? "fails" : "fine");
+			diff++;
+			continue;
+		}
+		if (b->ret[i])
+			continue;
+		for (j = 0; j < obj->n_params; j++) {
+			const struct et_param *p = &obj->params[j];
+			bool x = vals_has(&a->v[i], p->attr), y = vals_has(&b->v[i], p->attr);
+
+			if (x == y && (!x || a->v[i].v[p->attr] == b->v[i].v[p->attr]))
+				continue;
+			val_diag(r, "%s %s %s: %llu at the start, %llu now", who, obj_words[i],
+				 p->key, (unsigned long long)a->v[i].v[p->attr],
+				 (unsigned long long)b->v[i].v[p->attr]);
+			diff++;
+		}
+	}
+	if (!b->fret && !a->fret)
+		for (i = 0; i < b->feat.n; i++)
+			for (j = 0; j < a->feat.n; j++)
+				if (!strcmp(b->feat.bit[i].name, a->feat.bit[j].name) &&
+				    b->feat.bit[i].active != a->feat.bit[j].active) {
+					val_diag(r, "%s feature %s: %s at the start, %s now", who,
+						 b->feat.bit[i].name,
+						 a->feat.bit[j].active ? "on" : "off",
+						 b->feat.bit[i].active ? "on" : "off");
+					diff++;
+				}
+	if (b->mtu != a->mtu) {
+		val_diag(r, "%s mtu: %llu at the start, %llu now", who, (unsigned long long)a->mtu,
+			 (unsigned long long)b->mtu);
+		diff++;
+	}
+	return diff;
+}
+
+/* The peer's device (--peer-dev) in its namespace (--peer-netns): a child enters it and writes
+ * the snapshot into memory shared with us. */
+struct peer_snap {
+	const char *dev;
+	struct snap s;
+};
+
+static int peer_snap_fn(void *ctx)
+{
+	struct peer_snap *p = ctx;
+
+	if (!if_nametoindex(p->dev))
+		return -ENODEV;
+	snap_take(p->dev, &p->s);
+	return 0;
+}
+
+static int peer_snap_take(const struct val_ctx *c, struct snap *out)
+{
+	struct peer_snap *p =
+		mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ret;
+
+	if (p == MAP_FAILED)
+		return -errno;
+	p->dev = c->o.peer_dev;
+	ret = c->o.peer_netns ? netns_run(c->o.peer_netns, peer_snap_fn, p) : peer_snap_fn(p);
+	if (!ret)
+		*out = p->s;
+	munmap(p, sizeof(*p));
+	return ret;
+}
+
+static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret)
+{
+	struct snap *now = malloc(sizeof(*now));
+	unsigned int diff, bad;
+	char who[48];
+
+	if (!now)
+		return -ENOMEM;
+	snap_take(c->o.dev, now);
+	diff = snap_diff(&c->start, now, c->o.dev, r);
+	if (c->o.peer_dev && !c->peer_ret && !peer_snap_take(c, now)) {
+		snprintf(who, sizeof(who), "peer %s", c->o.peer_dev);
+		diff += snap_diff(&c->peer_start, now, who, r);
+	} else if (c->o.peer_dev) {
+		val_diag(r, "the peer's device %s could not be read: its part skipped",
+			 c->o.peer_dev);
+	}
+	free(now);
+	if (c->kmsg < 0)
+		val_diag(r, "dmesg part skipped: /dev/kmsg is not readable");
+	bad = kmsg_bad(c, r);
+	val_measured(r, "differences", diff);
+	val_measured(r, "dmesg-lines", bad);
+	val_bound(r, "differences", 0);
+	val_bound(r, "dmesg-lines", 0);
+	if (undo_ret)
+		val_set(r, VR_FAIL, "some temporary changes could not be put back (%s)",
+			strerror(-undo_ret));
+	else if (diff)
+		val_set(r, VR_FAIL, "%u values differ from the start", diff);
+	else if (bad)
+		val_set(r, VR_FAIL, "%u new WARNING, BUG or TX timeout lines in dmesg", bad);
+	else
+		val_set(r, VR_PASS,
+			"coalesce, rings, channels, features and MTU as at the start%s%s",
+			c->o.peer_dev && !c->peer_ret ? " (and the peer's)" : "",
+			c->kmsg < 0 ? "" : "; no WARNING, BUG or TX timeout in dmesg");
+	return 0;
+}
+
+int validate_dev(const struct val_opts *vo, struct val_report *rep)
+{
+	static int (*const fn[])(struct val_ctx *, struct val_res *) = {
+		[VC_ROUND_TRIP] = check_round_trip,
+		[VC_COALESCE] = check_coalesce,
+		[VC_TSQ] = check_tsq,
+		[VC_OWNERSHIP] = check_ownership,
+		[VC_BQL] = check_bql,
+		[VC_COUNTERS] = check_counters,
+	};
+	struct val_ctx *c = calloc(1, sizeof(*c));
+	unsigned int k;
+	int ret, uret, mark;
+
+	if (!c)
+		return -ENOMEM;
+	c->vo = vo;
+	c->o = vo->o;
+	c->rep = rep;
+	memset(rep, 0, sizeof(*rep));
+	snprintf(rep->dev, sizeof(rep->dev), "%s", vo->o.dev);
+	snprintf(rep->peer, sizeof(rep->peer), "%s", vo->o.peer ? vo->o.peer : "");
+	ret = read_state(c);
+	if (ret) {
+		et_err("validate %s: cannot read the device: %s", vo->o.dev, strerror(-ret));
+		free(c);
+		return ret;
+	}
+	ret = journal_txn_begin(&mark);
+	if (ret) {
+		et_err("validate %s: cannot use the journal %s: %s", vo->o.dev, journal_path(),
+		       journal_strerror(ret));
+		free(c);
+		return ret;
+	}
+	snprintf(rep->driver, sizeof(rep->driver), "%s", c->driver);
+	snprintf(rep->kind, sizeof(rep->kind), "%s", c->kind);
+	c->floor_us = NAN;
+	timer_floor_us(200, &c->floor_us);
+	snap_take(c->o.dev, &c->start);
+	if (c->o.peer_dev)
+		c->peer_ret = peer_snap_take(c, &c->peer_start);
+	if (c->peer_ret == -ENODEV || c->peer_ret == -ENONET) {
+		if (c->peer_ret == -ENONET)
+			et_err("validate %s: --peer-netns: network namespace '%s' does not exist",
+			       vo->o.dev, c->o.peer_netns);
+		else
+			et_err("validate %s: --peer-dev: no such device '%s' in %s%s", vo->o.dev,
+			       c->o.peer_dev, c->o.peer_netns ? "network namespace " : "",
+			       c->o.peer_netns ? c->o.peer_netns : "this network namespace");
+		ret = c->peer_ret;
+		free(c);
+		return ret;
+	}
+	c->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->kmsg >= 0)
+		lseek(c->kmsg, 0, SEEK_END);
+	ret = undo_temp_begin();
+	for (k = 0; k < VC_NOTHING_LEFT && !ret; k++) {
+		if (!(vo->checks & (1u << k)))
+			continue;
+		rep->r[k].ran = true;
+		if (!vo->o.quiet && isatty(STDERR_FILENO))
+			et_info("validate: %s", check_names[k]);
+		ret = fn[k](c, &rep->r[k]);
+		if (!ret && et_stop_signal())
+			ret = -EINTR;
+	}
+	uret = undo_temp_end(); /* a pending signal ends the process here, all put back */
+	if (!ret && (vo->checks & (1u << VC_NOTHING_LEFT))) {
+		rep->r[VC_NOTHING_LEFT].ran = true;
+		check_nothing_left(c, &rep->r[VC_NOTHING_LEFT], uret);
+	}
+	if (c->kmsg >= 0)
+		close(c->kmsg);
+	if (c->fatal[0])
+		et_err("validate %s: %s", vo->o.dev, c->fatal);
+	else if (ret && ret != -EINTR)
+		et_err("validate %s: %s", vo->o.dev, strerror(-ret));
+	val_count(rep);
+	rep->elapsed_s = et_now_s() - vo->t0;
+	free(c->lr);
+	free(c->tl);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,109 @@
+/* ethtune validate: a pass/fail TX-completion checklist for a driver release (KTAP). */
+#ifndef ETHTUNE_VALIDATE_H
+#define ETHTUNE_VALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/sweep.h"
+#include "analysis/thresholds.h"
+
+enum val_check {
+	VC_ROUND_TRIP,
+	VC_COALESCE,
+	VC_TSQ,
+	VC_OWNERSHIP,
+	VC_BQL,
+	VC_COUNTERS,
+	VC_NOTHING_LEFT,
+	VC__N
+};
+
+enum val_result { VR_PASS, VR_FAIL, VR_SKIP };
+
+#define VAL_MAX_DIAG 48
+#define VAL_MAX_NUM  12
+
+/* A measured number or a bound: its kebab-case key (unit last) and value. */
+struct val_num {
+	char key[40];
+	double v;
+};
+
+struct val_res {
+	bool ran; /* selected (--only/--skip) */
+	enum val_result res;
+	bool warn;	  /* passed with a warning (--allow-orphan) */
+	char reason[300]; /* why it failed or was skipped; what it showed when it passed */
+	char diag[VAL_MAX_DIAG][240];
+	unsigned int ndiag;
+	struct val_num measured[VAL_MAX_NUM], bound[VAL_MAX_NUM];
+	unsigned int nmeasured, nbound;
+};
+
+struct val_report {
+	char dev[32], driver[32], kind[32], peer[64];
+	struct val_res r[VC__N];
+	unsigned int passed, failed, skipped;
+	double elapsed_s;
+};
+
+struct val_opts {
+	struct sweep_opts o; /* dev, peer (NULL: no traffic), peer-dev, durations */
+	unsigned int checks; /* bit per enum val_check */
+	double budget_s;     /* for the TSQ rounds */
+	double load_s;	     /* the bulk flow counters, BQL and ownership are judged on */
+	bool allow_orphan;
+	bool ktap; /* KTAP even under --json */
+	double t0;
+};
+
+/* "round-trip", ...; NULL out of range. */
+const char *val_check_name(unsigned int c);
+/* The valid names, comma-separated, for a usage error. */
+const char *val_check_names(void);
+/* A comma-separated list of check names into a bit mask. 0, or -EINVAL with a line in err
+ * naming the unknown check and listing the valid ones. */
+int val_parse_list(const char *s, unsigned int *mask, char *err, size_t errlen);
+
+/* Record a result (pure; the checks and unit tests use them). */
+void val_diag(struct val_res *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void val_set(struct val_res *r, enum val_result res, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void val_measured(struct val_res *r, const char *key, double v);
+void val_bound(struct val_res *r, const char *key, double v);
+/* Counts passed/failed/skipped from the selected checks. */
+void val_count(struct val_report *rep);
+/* The report through out/json_print: KTAP in text (and with ktap), one document in JSON. */
+void val_print(const struct val_report *rep, bool json);
+
+/* round-trip's values for parameter p at cur (max: the device's maximum, where has_max): up to
+ * two into v, the first other than cur, the second other than the first (it may be cur); 0
+ * when p can take one value only. */
+struct et_param;
+unsigned int val_rt_values(const struct et_param *p, uint64_t cur, bool has_max, uint64_t max,
+			   uint64_t *v);
+
+/* coalesce's measurements: the knob read back at each setting (the first the baseline, the knob
+ * at its smallest value), the median xmit-to-free with its 95% interval, the serialization of
+ * the traced skbs, and the host's timer floor. */
+struct val_coal {
+	unsigned int n;
+	double got[VAL_COAL_POINTS], p50[VAL_COAL_POINTS], lo[VAL_COAL_POINTS], hi[VAL_COAL_POINTS],
+		ser_us[VAL_COAL_POINTS];
+	double floor_us;
+	double rtt_us; /* request/response round trip at the baseline, median (<= 0 unknown) */
+};
+/* coalesce's verdict from m (pure; n == VAL_COAL_POINTS): each setting's median within the
+ * baseline's upper end + the setting + floor + serialization, and growing with it; the
+ * baseline itself before the round trip. */
+void val_coal_judge(const struct val_coal *m, const char *knob, struct val_res *r);
+
+/* Run the selected checks on o->o.dev (namespace entered, device present), changing it only
+ * temporarily, and fill rep. 0, or -errno after one line saying why the run could not go on
+ * (the journal cannot be used or written: nothing is left changed; -EINTR: a signal, the
+ * changes put back before). */
+int validate_dev(const struct val_opts *o, struct val_report *rep);
+
+#endif
