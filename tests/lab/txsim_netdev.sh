@@ -36,7 +36,7 @@ show_dev() {	# show_dev DEV [NETNS]
 	$ns $NL "$dev" >"$T/$dev.json" 2>"$T/$dev.err" ||
 		{ ktap_diag "$dev: $(cat "$T/$dev.err")"; return; }
 	q=/sys/class/net/$dev/queues/tx-0/byte_queue_limits
-	ktap_diag "$dev ($(ethtool -i "$dev" 2>/dev/null | sed -n 's/^driver: //p')): $(py "$T/$dev.json" "
+	ktap_diag "$dev ($($ns ethtool -i "$dev" 2>/dev/null | sed -n 's/^driver: //p')): $(py "$T/$dev.json" "
 f = lambda l: ', '.join(l) or 'none'
 print('netdev family %s; queues %s; napis %s; qstats %s; errors %s' % (j['family'],
     f(['%s%d napi %s' % (q['type'], q['id'], q.get('napi-id', '-')) for q in j.get('queues', [])]),
