@@ -28,14 +28,19 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
 # LAB_KERNEL picks the guest kernel: stable (the host's Debian suite) or sid (its newest kernel).
 LAB_KERNEL=${LAB_KERNEL:-stable}
-case $LAB_KERNEL in stable|sid) ;; *) die "LAB_KERNEL must be stable or sid, not '$LAB_KERNEL'" ;; esac
-SID_MIRROR="deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main"
+case $LAB_KERNEL in
+stable|sid) ;;
+*) die "LAB_KERNEL must be stable or sid, not '$LAB_KERNEL'" ;;
+esac
+SID_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+SID_MIRROR="deb [signed-by=$SID_KEYRING] http://deb.debian.org/debian sid main"
 # apt against sid's package lists, kept in $LAB/sid-apt/: the host's sources stay as they are.
 # The mirror's sid Release file may be past its Valid-Until on these hosts' clocks (seen 25 days):
 # it is still signed, and the packages are checked against it.
 SID_VALID='Acquire::Check-Valid-Until=false'
 SID_APT=(-o "Dir::Etc::sourcelist=$LAB/sid-apt/sources.list" -o Dir::Etc::sourceparts=-
-	-o "Dir::State::Lists=$LAB/sid-apt/lists" -o "Dir::Cache=$LAB/sid-apt/cache" -o "$SID_VALID")
+	-o "Dir::State::Lists=$LAB/sid-apt/lists" -o "Dir::Cache=$LAB/sid-apt/cache"
+	-o "$SID_VALID")
 
 # kapt CMD ARGS...: apt-get or apt-cache against the suite of LAB_KERNEL
 kapt() {
@@ -53,7 +58,8 @@ sid_lists() {
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" || return 1
 	echo "$SID_MIRROR" >"$d/sources.list"
 	log "fetching sid's package lists"
-	apt-get "${SID_APT[@]}" update -q >"$d/update.log" 2>&1 || { cat "$d/update.log" >&2; return 1; }
+	apt-get "${SID_APT[@]}" update -q >"$d/update.log" 2>&1 ||
+		{ cat "$d/update.log" >&2; return 1; }
 }
 
 guest_abi() {	# the ABI that the suite's linux-image-amd64 metapackage currently names
@@ -117,12 +123,13 @@ fetch_kernel() {
 			cp -a "$kdir/root/usr/lib/modules/." "$kdir/root/lib/modules/" &&
 			rm -rf "$kdir/root/usr/lib/modules" || return 1
 	fi
-	if [ ! -f "$kdir/root/boot/vmlinuz-$abi" ] && [ -f "$kdir/root/lib/modules/$abi/vmlinuz" ]; then
-		mkdir -p "$kdir/root/boot" &&
-			mv "$kdir/root/lib/modules/$abi/vmlinuz" "$kdir/root/boot/vmlinuz-$abi" || return 1
+	local img=$kdir/root/lib/modules/$abi/vmlinuz
+	if [ ! -f "$kdir/root/boot/vmlinuz-$abi" ] && [ -f "$img" ]; then
+		mkdir -p "$kdir/root/boot" && mv "$img" "$kdir/root/boot/vmlinuz-$abi" || return 1
 	fi
 	[ -f "$kdir/root/boot/vmlinuz-$abi" ] || { log "no boot/vmlinuz-$abi in $pkgs"; return 1; }
-	depmod -b "$kdir/root" "$abi" 2>"$kdir/depmod.log" || { cat "$kdir/depmod.log" >&2; return 1; }
+	depmod -b "$kdir/root" "$abi" 2>"$kdir/depmod.log" ||
+		{ cat "$kdir/depmod.log" >&2; return 1; }
 	touch "$kdir/.done"
 }
 
@@ -190,8 +197,8 @@ build_txsim() {
 	rm -rf "$b" && mkdir -p "$b" && cp "$KMOD_SRC"/*.c "$KMOD_SRC"/Kbuild "$b"/ || return 1
 	if [ "$LAB_KERNEL" = sid ]; then	# a private mount namespace: nothing stays mounted
 		unshare -m sh -c 'mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" &&
-			exec nice chroot "$1" make -s -C "/usr/src/linux-headers-$2" M=/build/txsim \
-			modules' - "$LAB/sid-chroot" "$abi" >"$b/build.log" 2>&1
+			exec nice chroot "$1" make -s -C "/usr/src/linux-headers-$2" \
+			M=/build/txsim modules' - "$LAB/sid-chroot" "$abi" >"$b/build.log" 2>&1
 	else
 		nice make -s -C "/usr/src/linux-headers-$abi" M="$b" modules >"$b/build.log" 2>&1
 	fi || { cat "$b/build.log" >&2; return 1; }
@@ -209,7 +216,8 @@ setup() {
 	install_pkgs qemu-system-x86 busybox-static cpio kmod xz-utils zstd iproute2 ethtool \
 		iperf3 || return 1
 	if [ "$LAB_KERNEL" = sid ]; then sid_lists || return 1; fi
-	abi=$(guest_abi) || { log "apt-cache names no $LAB_KERNEL linux-image-amd64 ABI"; return 1; }
+	abi=$(guest_abi) ||
+		{ log "apt-cache names no $LAB_KERNEL linux-image-amd64 ABI"; return 1; }
 	fetch_kernel "$abi" || { log "cannot fetch the guest kernel $abi"; return 1; }
 	build_initrd "$abi" || return 1
 	build_txsim "$abi" || return 1

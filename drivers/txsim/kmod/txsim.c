@@ -1007,8 +1007,12 @@ static struct net_device *txsim_alloc(void)
 	hrtimer_setup(&p->t_coal, txsim_coal_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	hrtimer_setup(&p->t_wire, txsim_wire_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	timer_setup(&p->t_rescan, txsim_rescan, 0);
-	txsim_napi_add_tx(dev, &p->tx_napi, txsim_tx_poll);
+	/*
+	 * RX first: the device's NAPI list must stay sorted by id, newest first (netdev netlink's
+	 * napi dump relies on it), and ids follow napi_enable(), RX before TX in txsim_open()
+	 */
 	netif_napi_add(dev, &p->rx_napi, txsim_rx_poll);
+	txsim_napi_add_tx(dev, &p->tx_napi, txsim_tx_poll);
 	p->rx_ring = 1024;
 	p->speed = speed ?: 1000;
 	p->delay_us = delay_us;
