@@ -13,10 +13,14 @@ lab_host_run "$0" "${LAB_DIAG_TIMEOUT:-1600}" "diagnose: ground-truth matrix on 
 . "$ROOT/tests/lab/lib/guest.sh"
 . "$ROOT/tests/lab/lib/diagnose.sh"
 ktap_header "diagnose: ground-truth matrix on txsim in the guest ($(uname -r))"
-# txsim: 1 Gb/s, 2.5 ms one-way wire delay (the round trip exceeds every completion delay, so
+# txsim: 1 Gb/s (sid: 500 Mb/s, below), 2.5 ms one-way wire delay (the round trip exceeds every completion delay, so
 # ACKs do not overtake completions), completion at the end of serialization, pfifo_fast (on
 # 6.1 the TSQ sysctl applies to unpaced flows only). See docs/lab.md for why.
 WIRE_US=${LAB_DIAG_WIRE_US:-2500}
+# The line rate is one the guest's CPUs can fill with one flow, so that a prompt device reaches
+# it: 6.1 carries ~930 Mbit/s at 1 Gb/s under TCG, 7.2 only ~550 (its prompt case lost 40% to
+# the emulated CPU, which no completion setting explains), so on sid txsim runs at 500 Mb/s.
+if [ "${LAB_KERNEL:-stable}" = sid ]; then SPEED=${LAB_DIAG_SPEED:-500}; else SPEED=${LAB_DIAG_SPEED:-1000}; fi
 
 txsim_case() {	# NAME: put txsim0 into the case's configuration
 	local A="ip netns exec $LAB_NS_A" B="ip netns exec $LAB_NS_B"
@@ -48,7 +52,7 @@ elif ip link show txsim0 >/dev/null 2>&1; then
 	for d in txsim0 txsim1; do
 		echo "$WIRE_US" >/sys/class/net/$d/txsim/delay_us
 		echo 0 >/sys/class/net/$d/txsim/fifo_bytes
-		ethtool -s $d speed 1000
+		ethtool -s $d speed "$SPEED"
 	done
 	if lab_split txsim0 txsim1; then
 		ip netns exec $LAB_NS_A tc qdisc replace dev txsim0 root pfifo_fast

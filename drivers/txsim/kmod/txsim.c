@@ -80,11 +80,12 @@ struct txsim_desc {
 	u64 t_xmit;		/* ns, when the driver got it */
 	u64 t_done;		/* ns, hardware completion: DMA into the NIC buffer done */
 	unsigned int segs;
+	unsigned int frame_bytes; /* the frames' bytes as sent: every segment with its headers */
 };
 
 struct txsim_stats {
 	u64 tx_packets;		/* segments completed */
-	u64 tx_bytes;		/* skb bytes completed */
+	u64 tx_bytes;		/* frame bytes completed (headers of every segment, no framing) */
 	u64 tx_skbs;		/* skbs completed */
 	u64 tx_completion_irqs;
 	u64 tx_ring_full;
@@ -208,9 +209,10 @@ static unsigned int txsim_clean_locked(struct txsim_priv *p, u32 upto, struct sk
 
 		bytes += d->skb->len;
 		p->st.tx_packets += d->segs;
-		p->st.tx_bytes += d->skb->len;
+		/* counted as drivers count wire packets and their bytes (qstats tx-bytes) */
+		p->st.tx_bytes += d->frame_bytes;
 		p->q_tx_packets += d->segs;
-		p->q_tx_bytes += d->skb->len;
+		p->q_tx_bytes += d->frame_bytes;
 		p->st.tx_skbs++;
 		p->st.tx_compl_lat_sum_ns += lat;
 		if (lat > p->st.tx_compl_lat_max_ns)
@@ -476,6 +478,7 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 		d->t_done = max(d->t_done, prev->t_done);
 	}
 	d->segs = segs;
+	d->frame_bytes = wb - segs * (ETH_FCS_LEN + 8 + 12);
 	netdev_tx_sent_queue(netdev_get_tx_queue(dev, 0), skb->len);	/* before any completion */
 	p->prod++;
 	/*
