@@ -1,5 +1,5 @@
 #!/bin/bash
-# Ground truth for `ethtune diagnose` on e1000e: its default and a long interrupt throttle, diagnosed 3 times.
+# Ground truth for `ethtune diagnose` on e1000e: its default and a long interrupt throttle, diagnosed twice.
 # timeout: 1400
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Ground truth for `ethtune diagnose` on virtio_net: napi_tx (its default) and orphan mode, diagnosed 3 times.
+# Ground truth for `ethtune diagnose` on virtio_net: napi_tx (its default) and orphan mode, diagnosed twice (once on sid).
+# kernels: stable sid
 # timeout: 1400
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}

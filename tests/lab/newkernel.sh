@@ -162,7 +162,13 @@ raise SystemExit(0 if e < 1 else 1)" 2>&1) && ok=1 || ok=0
 	# 4. A completion stall the counters see: completions only on the next transmit with a
 	# 16-slot ring and no TSO, so the ring fills and the queue stops; the finding must cite
 	# tx-stop or BQL's stall count.
+	# On the ground-truth matrix's rig (diagnose_txsim.sh): 2.5 ms of wire each way, so ACKs
+	# do not overtake completions, at the rate this kernel's guest can fill (500 Mb/s on sid).
 	A="ip netns exec $LAB_NS_A"
+	for d in txsim0 txsim1; do
+		ip netns exec $([ $d = txsim0 ] && echo $LAB_NS_A || echo $LAB_NS_B) sh -c \
+			"echo 2500 >/sys/class/net/$d/txsim/delay_us; ethtool -s $d speed 500"
+	done
 	$A ethtool -G txsim0 tx 16 2>/dev/null
 	$A ethtool -K txsim0 tso off gso off >/dev/null 2>&1
 	$A ethtool -C txsim0 tx-usecs 16 tx-frames 32
@@ -175,7 +181,7 @@ import json; j = json.load(open('$T/stall.json')); p = j.get('probe', {})
 h = [f for f in j.get('findings', []) if f.get('name') == j['verdict']]
 ev = [e for f in h for e in f.get('evidence', [])]
 cite = [e for e in ev if 'tx-stop' in e or 'stall' in e.lower() and 'stall_cnt' in e]
-print('%s; tx-stop %s, stall-cnt %s; cited: %s' % (j['verdict'], p.get('tx-stop'), p.get('bql-stall-cnt'), cite[:1]))
+print('%s, D %.0f us, one flow %.0f of %.0f, model %.0f%%; tx-stop %s, stall-cnt %s; cited: %s %s' % (j['verdict'], j.get('d-us', -1), p.get('one-flow-mbps', -1), p.get('two-flows-mbps', -1), j.get('model-loss-pct', -1), p.get('tx-stop'), p.get('bql-stall-cnt'), cite[:1], j.get('inconclusive-reason', '')))
 raise SystemExit(0 if j['verdict'] == 'completion-stalls' and cite else 1)" 2>&1) && ok=1 || ok=0
 	[ $ok = 1 ] && ktap_ok "txsim0 stall case: the finding cites the queue's stops or BQL's stalls ($res)" ||
 		ktap_fail "txsim0 stall case: the finding cites the queue's stops or BQL's stalls ($res; $(head -c 300 "$T/stall.err"))"

@@ -1,7 +1,6 @@
 #!/bin/bash
 # Lab test of `ethtune rdma`: rdma_rxe on ee0 in the qemu guest: list, caps, a real RC loopback
 # probe with percentiles, CQ moderation reported (rxe has none). On the host it boots the lab.
-# kernels: stable sid
 set -u
 ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"

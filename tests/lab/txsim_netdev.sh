@@ -1,6 +1,6 @@
 #!/bin/bash
 # Lab: txsim's NAPI ids, qstats and BQL stalls, each checked by the booted kernel's rules.
-# kernels: stable sid
+# kernels: sid
 #
 # By kernel: queues linked to their NAPI (netdev netlink queue-get napi-id) since 6.8; per-queue
 # stats (qstats-get, netdev_stat_ops with tx stop/wake) since 6.10 in txsim; BQL's stall detector
