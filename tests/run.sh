@@ -3,7 +3,7 @@
 # count line. ETHTUNE_SUITES="unit ns lab" picks suites; ETHTUNE_TEST_FILTER=glob picks files;
 # LAB_KERNELS ("stable sid") the guest kernels the lab suite runs on, once each.
 # san: the unit and ns suites again on an ASan+UBSan build (build/san), every sanitizer report a
-# failure; fuzz: each fuzz harness for ETHTUNE_FUZZ_TIME seconds (30).
+# failure; fuzz: each fuzz harness for ETHTUNE_FUZZ_TIME seconds (15).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -115,7 +115,7 @@ for suite in $SUITES; do
 			fail=$((fail + 1))
 			continue
 		fi
-		run_one "fuzz" 1800 bash tests/fuzz/run.sh "$O/fuzz" "${ETHTUNE_FUZZ_TIME:-30}" \
+		run_one "fuzz" 1800 bash tests/fuzz/run.sh "$O/fuzz" "${ETHTUNE_FUZZ_TIME:-15}" \
 			$(cd tests/fuzz && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//') ;;
 	esac
 done
