@@ -257,15 +257,8 @@ static void show_napi(const char *dev, int ifindex, unsigned int ntx)
 	nl_queues = !nd.queue_ret && nd.n_queue;
 	sysfs = nd.napi_ret != 0;
 	/* a kernel without queue-get: the queues sysfs lists */
-	if (!nl_queues) {
-		char path[256];
-
-		for (ntx = 0; ntx < ND_MAX_QUEUES; ntx++) {
-			snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", dev, ntx);
-			if (access(path, F_OK))
-				break;
-		}
-	}
+	if (!nl_queues)
+		ntx = sysfs_tx_queues(dev, ND_MAX_QUEUES);
 	open_json_array(PRINT_JSON, "tx-queues");
 	print_text("TX queues and NAPI:\n");
 	if (nd.queue_ret)

@@ -181,13 +181,7 @@ static void bql_sample(struct txlat_run *r)
 
 static void bql_count_queues(struct txlat_run *r)
 {
-	char path[256];
-
-	for (r->nbql = 0; r->nbql < TXLAT_MAX_BQL; r->nbql++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", r->dev, r->nbql);
-		if (access(path, F_OK))
-			break;
-	}
+	r->nbql = sysfs_tx_queues(r->dev, TXLAT_MAX_BQL);
 }
 
 static pid_t start_load(char **argv)

@@ -114,10 +114,8 @@ static void bql_snap(const char *dev, struct dev_snap *s)
 
 	for (i = 0; i < 4; i++)
 		*sum[i] = UINT64_MAX;
-	for (q = 0;; q++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", dev, q);
-		if (access(path, F_OK))
-			break;
+	s->n_txq = sysfs_tx_queues(dev, 4096);
+	for (q = 0; q < s->n_txq; q++) {
 		for (i = 0; i < 4; i++) {
 			snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s",
 				 dev, q, files[i]);
@@ -129,7 +127,6 @@ static void bql_snap(const char *dev, struct dev_snap *s)
 			*sum[i] = i == 3 ? (v > *sum[i] ? v : *sum[i]) : *sum[i] + v;
 		}
 	}
-	s->n_txq = q;
 }
 
 /* One TcpExt counter of this namespace (/proc/net/netstat: a names line, then a values line). */

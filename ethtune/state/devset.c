@@ -906,11 +906,7 @@ static int set_bql(const char *dev, int argc, char **argv, bool journal, char *e
 	ret = parse_targets("bql", "tx-", bql_params, 3, keys, argc, argv, tc, &n, err, errlen);
 	if (ret)
 		return ret;
-	for (nq = 0; nq < ND_MAX_QUEUES; nq++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", dev, nq);
-		if (access(path, F_OK))
-			break;
-	}
+	nq = sysfs_tx_queues(dev, ND_MAX_QUEUES);
 	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits", dev);
 	if (!nq || access(path, F_OK)) {
 		snprintf(err, errlen, "%s has no byte queue limits (BQL)", dev);

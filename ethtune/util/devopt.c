@@ -1,6 +1,8 @@
 /* What every command that takes a device shares: entering --netns and a missing-device line. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <net/if.h>
 
 #include "util/ethtune.h"
@@ -25,6 +27,19 @@ int report_missing_dev(const char *dev)
 		       et_opts.netns ? " in network namespace " : "",
 		       et_opts.netns ? et_opts.netns : "");
 	return -ENODEV;
+}
+
+unsigned int sysfs_tx_queues(const char *dev, unsigned int max)
+{
+	char path[256];
+	unsigned int n;
+
+	for (n = 0; n < max; n++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", dev, n);
+		if (access(path, F_OK))
+			break;
+	}
+	return n;
 }
 
 int enter_netns_opt(void)

@@ -55,6 +55,8 @@ int enter_netns_opt(void);
 /* One clear line for an unknown device: says which named namespace holds it, if one does.
  * Returns -ENODEV (-EINVAL for a name too long). */
 int report_missing_dev(const char *dev);
+/* TX queues of dev as sysfs lists them (queues/tx-0, tx-1, ...), at most max. */
+unsigned int sysfs_tx_queues(const char *dev, unsigned int max);
 
 /* Strict number parsing: whole string, range-checked. 0 or -EINVAL/-ERANGE. */
 int parse_u32(const char *s, uint32_t *out);
