@@ -45,7 +45,7 @@ pe_wait_port() {
 pe_serve() {	# serve listens on loopback unless told: on $PE_B it gets $PE_IP_B
 	local ns=$1 b=(); shift
 	case " $* " in *" --bind "*) ;; *) [ "$ns" = "${PE_B:-}" ] && b=(--bind $PE_IP_B) ;; esac
-	"$E" --netns "$ns" serve "${b[@]}" "$@" >/dev/null 2>>"${PE_SERVE_LOG:-/dev/null}" &
+	${PE_SERVE_WRAP:-} "$E" --netns "$ns" serve "${b[@]}" "$@" >/dev/null 2>>"${PE_SERVE_LOG:-/dev/null}" &
 	PE_SERVE_PID=$!
 	PE_PIDS="$PE_PIDS $PE_SERVE_PID"
 	pe_wait_port "$ns" "${PE_PORT:-12866}"
