@@ -1,6 +1,5 @@
 /* ethtune validate: each check of the TX-completion checklist, its bound and its KTAP report. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -293,44 +292,6 @@ static int dev_file_u64(const char *dev, const char *rel, uint64_t *v)
 	return read_file_u64(path, v);
 }
 
-/* TX queues, those with BQL, and the sums of their limits, limit_min and stall_cnt. */
-static void bql_read(const char *dev, unsigned int *nq, unsigned int *nbql, uint64_t *limit,
-		     uint64_t *limit_min, uint64_t *stall, bool *have_stall)
-{
-	char path[256], rel[300];
-	struct dirent *e;
-	DIR *d;
-
-	*nq = *nbql = 0;
-	*limit = *limit_min = *stall = 0;
-	*have_stall = false;
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", dev);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		uint64_t v;
-
-		if (strncmp(e->d_name, "tx-", 3))
-			continue;
-		(*nq)++;
-		snprintf(rel, sizeof(rel), "queues/%s/byte_queue_limits/limit", e->d_name);
-		if (dev_file_u64(dev, rel, &v))
-			continue;
-		(*nbql)++;
-		*limit += v;
-		snprintf(rel, sizeof(rel), "queues/%s/byte_queue_limits/limit_min", e->d_name);
-		if (!dev_file_u64(dev, rel, &v))
-			*limit_min += v;
-		snprintf(rel, sizeof(rel), "queues/%s/byte_queue_limits/stall_cnt", e->d_name);
-		if (!dev_file_u64(dev, rel, &v)) {
-			*stall += v;
-			*have_stall = true;
-		}
-	}
-	closedir(d);
-}
-
 static void snap_take(const char *dev, struct snap *s)
 {
 	struct nl_sock ns;
@@ -379,9 +340,7 @@ static int read_state(struct val_ctx *c)
 static void load_sample(void *arg, unsigned int iter, double el, double total, double v)
 {
 	struct val_ctx *c = arg;
-	unsigned int nq, nb;
-	uint64_t lim, lmin, st;
-	bool hs;
+	struct bql_sum b;
 
 	(void)iter;
 	(void)el;
@@ -392,8 +351,8 @@ static void load_sample(void *arg, unsigned int iter, double el, double total, d
 	if (dev_file_u64(c->o.dev, "statistics/tx_bytes", &c->s_bytes[c->nsamp]) ||
 	    dev_file_u64(c->o.dev, "statistics/tx_packets", &c->s_pkts[c->nsamp]))
 		return;
-	bql_read(c->o.dev, &nq, &nb, &lim, &lmin, &st, &hs);
-	c->s_bql[c->nsamp++] = lim;
+	bql_sum_read(c->o.dev, &b);
+	c->s_bql[c->nsamp++] = b.limit;
 }
 
 /* One probe of test with flows against the peer; progress (may be NULL) samples during it. */
@@ -449,8 +408,7 @@ static int val_probe(struct val_ctx *c, unsigned int flows, enum probe_test test
 static int run_load(struct val_ctx *c)
 {
 	struct txlat *t = NULL;
-	unsigned int nq;
-	uint64_t lmin;
+	struct bql_sum b;
 
 	if (c->load_done)
 		return c->load_ret;
@@ -459,8 +417,13 @@ static int run_load(struct val_ctx *c)
 	c->tl = calloc(1, sizeof(*c->tl));
 	if (!c->lr || !c->tl)
 		return c->load_ret = -ENOMEM;
-	bql_read(c->o.dev, &c->n_txq, &c->n_bql, &c->bql_before, &c->bql_min, &c->stall_before,
-		 &c->have_stall);
+	bql_sum_read(c->o.dev, &b);
+	c->n_txq = b.n_txq;
+	c->n_bql = b.n_bql;
+	c->bql_before = b.limit;
+	c->bql_min = b.limit_min;
+	c->stall_before = b.stall_cnt;
+	c->have_stall = b.have_stall;
 	c->have_bql = c->n_bql > 0;
 	if (txlat_open(c->o.dev, NULL, &t, c->tl_err, sizeof(c->tl_err)))
 		t = NULL;
@@ -470,7 +433,10 @@ static int run_load(struct val_ctx *c)
 	load_sample(c, 0, 0, 0, 0);
 	c->tl_ok = t && !txlat_collect(t, c->tl, c->tl_err, sizeof(c->tl_err));
 	txlat_close(t);
-	bql_read(c->o.dev, &nq, &c->n_bql, &lmin, &lmin, &c->stall_after, &c->have_stall);
+	bql_sum_read(c->o.dev, &b);
+	c->n_bql = b.n_bql;
+	c->stall_after = b.stall_cnt;
+	c->have_stall = b.have_stall;
 	return c->load_ret;
 }
 
@@ -1085,14 +1051,17 @@ static int check_ownership(struct val_ctx *c, struct val_res *r)
 
 static int check_bql(struct val_ctx *c, struct val_res *r)
 {
+	struct bql_sum b;
 	unsigned int nq, nb, i;
-	uint64_t lim, lmin, st, lo = UINT64_MAX, hi = 0;
-	bool hs, adapted;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	bool adapted;
 	int ret;
 
 	if (!need_peer(c, r))
 		return 0;
-	bql_read(c->o.dev, &nq, &nb, &lim, &lmin, &st, &hs);
+	bql_sum_read(c->o.dev, &b);
+	nq = b.n_txq;
+	nb = b.n_bql;
 	if (!nb && c->software) {
 		val_set(r, VR_SKIP,
 			"%s is a software device (%s): none of its %u TX queues has "

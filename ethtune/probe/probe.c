@@ -279,19 +279,19 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	}
 	m = json_pack("{s:i,s:s,s:s,s:i,s:i,s:i,s:i,s:b,s:s,s:i,s:I,s:I}", "v", proto_version(),
 		      "type", "setup", "test", probe_test_name(cfg->test), "flows", cfg->flows,
-		      "msg_size", cfg->msg_size, "sndbuf", cfg->sndbuf, "rcvbuf", cfg->rcvbuf,
-		      "nodelay", cfg->nodelay, "cc", cfg->cc, "cpu", cfg->cpu_remote, "duration_ms",
-		      (json_int_t)llround(cfg->duration_s * 1000), "warmup_ms",
+		      "msg-size", cfg->msg_size, "sndbuf", cfg->sndbuf, "rcvbuf", cfg->rcvbuf,
+		      "nodelay", cfg->nodelay, "cc", cfg->cc, "cpu", cfg->cpu_remote, "duration-ms",
+		      (json_int_t)llround(cfg->duration_s * 1000), "warmup-ms",
 		      (json_int_t)llround(cfg->warmup_s * 1000));
 	if (cfg->recv_size)
-		json_object_set_new(m, "recv_size", json_integer(cfg->recv_size));
+		json_object_set_new(m, "recv-size", json_integer(cfg->recv_size));
 	r = proto_send(ctl, m);
 	if (r)
 		goto ctl_fail;
 	r = proto_recv(ctl, 10000, PM_SETUP_OK, &m, e2, sizeof(e2));
 	if (r < 0)
 		goto peer_fail;
-	port = json_integer_value(json_object_get(m, "data_port"));
+	port = json_integer_value(json_object_get(m, "data-port"));
 	cookie = (uint32_t)json_integer_value(json_object_get(m, "cookie"));
 	json_decref(m);
 	if (dp.ss_family == AF_INET)
@@ -365,7 +365,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	if (r < 0)
 		goto peer_fail;
 	eng_result_parse(m, &res->remote);
-	devstats_parse(json_object_get(m, "dev_stats"),
+	devstats_parse(json_object_get(m, "dev-stats"),
 		       json_string_value(json_object_get(m, "dev")), &res->remote_dev);
 	json_decref(m);
 	res->local = e.res;

@@ -103,30 +103,17 @@ static void dev_qstats(const char *dev, struct dev_snap *s)
 	free(d);
 }
 
-/* Sums over the TX queues' byte_queue_limits files; all ones where a file is absent. */
+/* BQL sums for the snapshot; all ones where the device has no such file. */
 static void bql_snap(const char *dev, struct dev_snap *s)
 {
-	static const char *const files[] = { "limit", "inflight", "stall_cnt", "stall_max" };
-	uint64_t *sum[] = { &s->bql_limit, &s->bql_inflight, &s->stall_cnt, &s->stall_max };
-	char path[320];
-	unsigned int q, i;
-	uint64_t v;
+	struct bql_sum b;
 
-	for (i = 0; i < 4; i++)
-		*sum[i] = UINT64_MAX;
-	s->n_txq = sysfs_tx_queues(dev, 4096);
-	for (q = 0; q < s->n_txq; q++) {
-		for (i = 0; i < 4; i++) {
-			snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s",
-				 dev, q, files[i]);
-			if (read_file_u64(path, &v))
-				continue;
-			if (*sum[i] == UINT64_MAX)
-				*sum[i] = 0;
-			/* stall_max is the longest stall seen (ms): the maximum, not a sum */
-			*sum[i] = i == 3 ? (v > *sum[i] ? v : *sum[i]) : *sum[i] + v;
-		}
-	}
+	bql_sum_read(dev, &b);
+	s->n_txq = b.n_txq;
+	s->bql_limit = b.n_bql ? b.limit : UINT64_MAX;
+	s->bql_inflight = b.have_inflight ? b.inflight : UINT64_MAX;
+	s->stall_cnt = b.have_stall ? b.stall_cnt : UINT64_MAX;
+	s->stall_max = b.have_stall ? b.stall_max : UINT64_MAX;
 }
 
 /* One TcpExt counter of this namespace (/proc/net/netstat: a names line, then a values line). */
@@ -298,8 +285,8 @@ void dev_delta(struct probe_devstats *d, const char *dev, const struct dev_snap 
 	}
 }
 
-static const char *const dev_keys[] = { "rx_packets", "tx_packets", "rx_bytes", "tx_bytes",
-					"rx_dropped", "tx_dropped", "irqs",	"irq_lines" };
+static const char *const dev_keys[] = { "rx-packets", "tx-packets", "rx-bytes", "tx-bytes",
+					"rx-dropped", "tx-dropped", "irqs",	"irq-lines" };
 
 /* Counters as a flat object of counts for the result message ("es:" prefixes ethtool -S). */
 json_t *devstats_json(const struct probe_devstats *d)
@@ -314,24 +301,24 @@ json_t *devstats_json(const struct probe_devstats *d)
 		json_object_set_new(o, dev_keys[i], json_integer((json_int_t)v[i]));
 	json_object_set_new(o, "txq", json_integer(d->n_txq));
 	if (d->have_bql) {
-		json_object_set_new(o, "bql_limit", json_integer((json_int_t)d->bql_limit));
-		json_object_set_new(o, "bql_inflight", json_integer((json_int_t)d->bql_inflight));
+		json_object_set_new(o, "bql-limit", json_integer((json_int_t)d->bql_limit));
+		json_object_set_new(o, "bql-inflight", json_integer((json_int_t)d->bql_inflight));
 	}
 	if (d->have_stall) {
-		json_object_set_new(o, "bql_stall_cnt", json_integer((json_int_t)d->bql_stall_cnt));
-		json_object_set_new(o, "bql_stall_max_ms",
+		json_object_set_new(o, "bql-stall-cnt", json_integer((json_int_t)d->bql_stall_cnt));
+		json_object_set_new(o, "bql-stall-max-ms",
 				    json_integer((json_int_t)d->bql_stall_max_ms));
 	}
 	if (d->have_qbytes) {
-		json_object_set_new(o, "q_bytes", json_integer((json_int_t)d->q_bytes));
-		json_object_set_new(o, "q_packets", json_integer((json_int_t)d->q_packets));
+		json_object_set_new(o, "q-bytes", json_integer((json_int_t)d->q_bytes));
+		json_object_set_new(o, "q-packets", json_integer((json_int_t)d->q_packets));
 	}
 	if (d->have_qstats) {
-		json_object_set_new(o, "tx_stop", json_integer((json_int_t)d->tx_stop));
-		json_object_set_new(o, "tx_wake", json_integer((json_int_t)d->tx_wake));
+		json_object_set_new(o, "tx-stop", json_integer((json_int_t)d->tx_stop));
+		json_object_set_new(o, "tx-wake", json_integer((json_int_t)d->tx_wake));
 	}
 	if (d->have_tcpext)
-		json_object_set_new(o, "spurious_rtx_hostq",
+		json_object_set_new(o, "spurious-rtx-hostq",
 				    json_integer((json_int_t)d->spurious_rtx_hostq));
 	for (i = 0; i < d->n_ethtool; i++) {
 		snprintf(k, sizeof(k), "es:%.28s", d->ethtool_name[i]);
@@ -354,32 +341,32 @@ void devstats_parse(json_t *o, const char *dev, struct probe_devstats *d)
 	snprintf(d->dev, sizeof(d->dev), "%s", dev);
 	for (i = 0; i < 7; i++)
 		*v[i] += json_integer_value(json_object_get(o, dev_keys[i]));
-	d->irq_lines = json_integer_value(json_object_get(o, "irq_lines"));
+	d->irq_lines = json_integer_value(json_object_get(o, "irq-lines"));
 	d->n_txq = json_integer_value(json_object_get(o, "txq"));
-	if ((x = json_object_get(o, "bql_limit"))) {
+	if ((x = json_object_get(o, "bql-limit"))) {
 		d->have_bql = true;
 		d->bql_limit = json_integer_value(x);
-		d->bql_inflight = json_integer_value(json_object_get(o, "bql_inflight"));
+		d->bql_inflight = json_integer_value(json_object_get(o, "bql-inflight"));
 	}
-	if ((x = json_object_get(o, "bql_stall_cnt"))) {
-		uint64_t m = json_integer_value(json_object_get(o, "bql_stall_max_ms"));
+	if ((x = json_object_get(o, "bql-stall-cnt"))) {
+		uint64_t m = json_integer_value(json_object_get(o, "bql-stall-max-ms"));
 
 		d->have_stall = true;
 		d->bql_stall_cnt += json_integer_value(x);
 		if (m > d->bql_stall_max_ms)
 			d->bql_stall_max_ms = m;
 	}
-	if ((x = json_object_get(o, "q_bytes"))) {
+	if ((x = json_object_get(o, "q-bytes"))) {
 		d->have_qbytes = true;
 		d->q_bytes += json_integer_value(x);
-		d->q_packets += json_integer_value(json_object_get(o, "q_packets"));
+		d->q_packets += json_integer_value(json_object_get(o, "q-packets"));
 	}
-	if ((x = json_object_get(o, "tx_stop"))) {
+	if ((x = json_object_get(o, "tx-stop"))) {
 		d->have_qstats = true;
 		d->tx_stop += json_integer_value(x);
-		d->tx_wake += json_integer_value(json_object_get(o, "tx_wake"));
+		d->tx_wake += json_integer_value(json_object_get(o, "tx-wake"));
 	}
-	if ((x = json_object_get(o, "spurious_rtx_hostq"))) {
+	if ((x = json_object_get(o, "spurious-rtx-hostq"))) {
 		d->have_tcpext = true;
 		d->spurious_rtx_hostq += json_integer_value(x);
 	}

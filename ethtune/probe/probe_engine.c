@@ -684,28 +684,28 @@ json_t *eng_result_msg(const struct eng *e)
 		json_array_append_new(b, json_integer((json_int_t)s->bytes[i]));
 		json_array_append_new(t, json_integer((json_int_t)s->trans[i]));
 	}
-	json_object_set_new(m, "elapsed_ns", json_integer((json_int_t)(s->elapsed_s * 1e9)));
-	json_object_set_new(m, "cpu_util", json_real(s->cpu_util));
-	json_object_set_new(m, "proc_cpu", json_real(s->proc_cpu));
-	json_object_set_new(m, "sndbuf_end", json_integer(s->sndbuf_end));
-	json_object_set_new(m, "rcvbuf_end", json_integer(s->rcvbuf_end));
+	json_object_set_new(m, "elapsed-ns", json_integer((json_int_t)(s->elapsed_s * 1e9)));
+	json_object_set_new(m, "cpu-util", json_real(s->cpu_util));
+	json_object_set_new(m, "proc-cpu", json_real(s->proc_cpu));
+	json_object_set_new(m, "sndbuf-end", json_integer(s->sndbuf_end));
+	json_object_set_new(m, "rcvbuf-end", json_integer(s->rcvbuf_end));
 	json_object_set_new(m, "bytes", b);
 	json_object_set_new(m, "trans", t);
 	if (s->ti.valid)
 		json_object_set_new(
-			m, "tcp_info",
+			m, "tcp-info",
 			json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "retrans",
-				  (json_int_t)s->ti.retrans, "rtt_us", (json_int_t)s->ti.rtt_us,
-				  "rttvar_us", (json_int_t)s->ti.rttvar_us, "snd_cwnd",
-				  (json_int_t)s->ti.snd_cwnd, "snd_mss", (json_int_t)s->ti.snd_mss,
-				  "delivery_rate", (json_int_t)s->ti.delivery_rate, "busy_us",
-				  (json_int_t)s->ti.busy_us, "rwnd_limited_us",
-				  (json_int_t)s->ti.rwnd_limited_us, "sndbuf_limited_us",
-				  (json_int_t)s->ti.sndbuf_limited_us, "bytes_sent",
+				  (json_int_t)s->ti.retrans, "rtt-us", (json_int_t)s->ti.rtt_us,
+				  "rttvar-us", (json_int_t)s->ti.rttvar_us, "snd-cwnd",
+				  (json_int_t)s->ti.snd_cwnd, "snd-mss", (json_int_t)s->ti.snd_mss,
+				  "delivery-rate", (json_int_t)s->ti.delivery_rate, "busy-us",
+				  (json_int_t)s->ti.busy_us, "rwnd-limited-us",
+				  (json_int_t)s->ti.rwnd_limited_us, "sndbuf-limited-us",
+				  (json_int_t)s->ti.sndbuf_limited_us, "bytes-sent",
 				  (json_int_t)s->ti.bytes_sent));
 	if (e->devstats && e->devstats->valid) {
 		json_object_set_new(m, "dev", json_string(e->devstats->dev));
-		json_object_set_new(m, "dev_stats", devstats_json(e->devstats));
+		json_object_set_new(m, "dev-stats", devstats_json(e->devstats));
 	}
 	return m;
 }
@@ -716,29 +716,29 @@ void eng_result_parse(json_t *m, struct probe_side *s)
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
-	s->elapsed_s = json_integer_value(json_object_get(m, "elapsed_ns")) / 1e9;
-	s->cpu_util = json_number_value(json_object_get(m, "cpu_util"));
-	s->proc_cpu = json_number_value(json_object_get(m, "proc_cpu"));
-	s->sndbuf_end = json_integer_value(json_object_get(m, "sndbuf_end"));
-	s->rcvbuf_end = json_integer_value(json_object_get(m, "rcvbuf_end"));
+	s->elapsed_s = json_integer_value(json_object_get(m, "elapsed-ns")) / 1e9;
+	s->cpu_util = json_number_value(json_object_get(m, "cpu-util"));
+	s->proc_cpu = json_number_value(json_object_get(m, "proc-cpu"));
+	s->sndbuf_end = json_integer_value(json_object_get(m, "sndbuf-end"));
+	s->rcvbuf_end = json_integer_value(json_object_get(m, "rcvbuf-end"));
 	a = json_object_get(m, "bytes");
 	json_array_foreach(a, i, v) if (i < PROBE_MAX_FLOWS) s->bytes[i] = json_integer_value(v);
 	a = json_object_get(m, "trans");
 	json_array_foreach(a, i, v) if (i < PROBE_MAX_FLOWS) s->trans[i] = json_integer_value(v);
-	ti = json_object_get(m, "tcp_info");
+	ti = json_object_get(m, "tcp-info");
 	if (ti) {
 #define TI(f, k) s->ti.f = json_integer_value(json_object_get(ti, k))
 		s->ti.valid = true;
 		TI(retrans, "retrans");
-		TI(rtt_us, "rtt_us");
-		TI(rttvar_us, "rttvar_us");
-		TI(snd_cwnd, "snd_cwnd");
-		TI(snd_mss, "snd_mss");
-		TI(delivery_rate, "delivery_rate");
-		TI(busy_us, "busy_us");
-		TI(rwnd_limited_us, "rwnd_limited_us");
-		TI(sndbuf_limited_us, "sndbuf_limited_us");
-		TI(bytes_sent, "bytes_sent");
+		TI(rtt_us, "rtt-us");
+		TI(rttvar_us, "rttvar-us");
+		TI(snd_cwnd, "snd-cwnd");
+		TI(snd_mss, "snd-mss");
+		TI(delivery_rate, "delivery-rate");
+		TI(busy_us, "busy-us");
+		TI(rwnd_limited_us, "rwnd-limited-us");
+		TI(sndbuf_limited_us, "sndbuf-limited-us");
+		TI(bytes_sent, "bytes-sent");
 #undef TI
 	}
 }

@@ -39,32 +39,32 @@ static const struct field f_error[] = { { "msg", F_STR, true, 0, 255 },
 static const struct field f_setup[] = {
 	{ "test", F_STR, true, 0, 15, test_names },
 	{ "flows", F_INT, true, 1, PROBE_MAX_FLOWS },
-	{ "msg_size", F_INT, true, 1, PROBE_MAX_MSG },
+	{ "msg-size", F_INT, true, 1, PROBE_MAX_MSG },
 	{ "sndbuf", F_INT, true, 0, PROBE_MAX_BUF },
 	{ "rcvbuf", F_INT, true, 0, PROBE_MAX_BUF },
 	{ "nodelay", F_BOOL, true },
 	{ "cc", F_STR, true, 0, 15 },
 	{ "cpu", F_INT, true, -1, 4095 },
-	{ "duration_ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL },
-	{ "warmup_ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL },
-	{ "recv_size", F_INT, false, 0, PROBE_MAX_MSG },
+	{ "duration-ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL },
+	{ "warmup-ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL },
+	{ "recv-size", F_INT, false, 0, PROBE_MAX_MSG },
 	{ NULL }
 };
 /* The cookie, chosen by serve, binds the data connections to this session. */
-static const struct field f_setup_ok[] = { { "data_port", F_INT, true, 1, 65535 },
+static const struct field f_setup_ok[] = { { "data-port", F_INT, true, 1, 65535 },
 					   { "cookie", F_INT, true, 0, 0xffffffffLL },
 					   { NULL } };
 static const struct field f_none[] = { { NULL } };
-static const struct field f_result[] = { { "elapsed_ns", F_INT, true, 0, INT64_MAX },
-					 { "cpu_util", F_REAL, true },
-					 { "proc_cpu", F_REAL, true },
-					 { "sndbuf_end", F_INT, true, 0, UINT32_MAX },
-					 { "rcvbuf_end", F_INT, true, 0, UINT32_MAX },
+static const struct field f_result[] = { { "elapsed-ns", F_INT, true, 0, INT64_MAX },
+					 { "cpu-util", F_REAL, true },
+					 { "proc-cpu", F_REAL, true },
+					 { "sndbuf-end", F_INT, true, 0, UINT32_MAX },
+					 { "rcvbuf-end", F_INT, true, 0, UINT32_MAX },
 					 { "bytes", F_INTARR, true, 0, PROBE_MAX_FLOWS },
 					 { "trans", F_INTARR, true, 0, PROBE_MAX_FLOWS },
-					 { "tcp_info", F_INTOBJ, false, 0, 16 },
+					 { "tcp-info", F_INTOBJ, false, 0, 16 },
 					 { "dev", F_STR, false, 0, 31 },
-					 { "dev_stats", F_INTOBJ, false, 0, 19 + PROBE_MAX_ETHTOOL },
+					 { "dev-stats", F_INTOBJ, false, 0, 19 + PROBE_MAX_ETHTOOL },
 					 { NULL } };
 
 static const struct {
@@ -72,7 +72,7 @@ static const struct {
 	const struct field *fields;
 } types[PM__COUNT] = {
 	[PM_HELLO] = { "hello", f_hello }, [PM_ERROR] = { "error", f_error },
-	[PM_SETUP] = { "setup", f_setup }, [PM_SETUP_OK] = { "setup_ok", f_setup_ok },
+	[PM_SETUP] = { "setup", f_setup }, [PM_SETUP_OK] = { "setup-ok", f_setup_ok },
 	[PM_READY] = { "ready", f_none },  [PM_START] = { "start", f_none },
 	[PM_STOP] = { "stop", f_none },	   [PM_RESULT] = { "result", f_result },
 	[PM_BYE] = { "bye", f_none },	   [PM_AUTH] = { "auth", f_auth },

@@ -159,8 +159,8 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 	char err[256] = "";
 	json_t *m;
 	const char *test = json_string_value(json_object_get(setup, "test"));
-	int64_t run_ms = json_integer_value(json_object_get(setup, "duration_ms")) +
-			 json_integer_value(json_object_get(setup, "warmup_ms"));
+	int64_t run_ms = json_integer_value(json_object_get(setup, "duration-ms")) +
+			 json_integer_value(json_object_get(setup, "warmup-ms"));
 	uint32_t cookie;
 	unsigned int i;
 	int r, one = 1;
@@ -169,11 +169,11 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 	e.client = false;
 	e.ctl_ends_window = true;
 	e.flows = json_integer_value(json_object_get(setup, "flows"));
-	e.msg_size = json_integer_value(json_object_get(setup, "msg_size"));
-	e.recv_size = json_integer_value(json_object_get(setup, "recv_size")); /* 0 if absent */
+	e.msg_size = json_integer_value(json_object_get(setup, "msg-size"));
+	e.recv_size = json_integer_value(json_object_get(setup, "recv-size")); /* 0 if absent */
 	e.cpu = json_integer_value(json_object_get(setup, "cpu"));
-	e.duration_s = json_integer_value(json_object_get(setup, "duration_ms")) / 1000.0;
-	e.warmup_s = json_integer_value(json_object_get(setup, "warmup_ms")) / 1000.0;
+	e.duration_s = json_integer_value(json_object_get(setup, "duration-ms")) / 1000.0;
+	e.warmup_s = json_integer_value(json_object_get(setup, "warmup-ms")) / 1000.0;
 	e.so.sndbuf = json_integer_value(json_object_get(setup, "sndbuf"));
 	e.so.rcvbuf = json_integer_value(json_object_get(setup, "rcvbuf"));
 	e.so.nodelay = json_is_true(json_object_get(setup, "nodelay"));
@@ -247,7 +247,7 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 	getsockname(e.lfd, (struct sockaddr *)&ss, &sl);
 	m = proto_msg(PM_SETUP_OK);
 	json_object_set_new(m, "cookie", json_integer(cookie));
-	json_object_set_new(m, "data_port",
+	json_object_set_new(m, "data-port",
 			    json_integer(ntohs(ss.ss_family == AF_INET
 						       ? ((struct sockaddr_in *)&ss)->sin_port
 						       : ((struct sockaddr_in6 *)&ss)->sin6_port)));

@@ -42,6 +42,42 @@ unsigned int sysfs_tx_queues(const char *dev, unsigned int max)
 	return n;
 }
 
+void bql_sum_read(const char *dev, struct bql_sum *b)
+{
+	static const char *const files[] = { "limit", "limit_min", "inflight", "stall_cnt",
+					     "stall_max" };
+	char path[320];
+	unsigned int q, i;
+	uint64_t v[5];
+	bool ok[5];
+
+	memset(b, 0, sizeof(*b));
+	b->n_txq = sysfs_tx_queues(dev, 4096);
+	for (q = 0; q < b->n_txq; q++) {
+		for (i = 0; i < 5; i++) {
+			snprintf(path, sizeof(path),
+				 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
+				 files[i]);
+			ok[i] = !read_file_u64(path, &v[i]);
+		}
+		if (!ok[0])
+			continue;
+		b->n_bql++;
+		b->limit += v[0];
+		b->limit_min += ok[1] ? v[1] : 0;
+		if (ok[2]) {
+			b->have_inflight = true;
+			b->inflight += v[2];
+		}
+		if (ok[3]) {
+			b->have_stall = true;
+			b->stall_cnt += v[3];
+		}
+		if (ok[4] && v[4] > b->stall_max)
+			b->stall_max = v[4];
+	}
+}
+
 int enter_netns_opt(void)
 {
 	int ret;

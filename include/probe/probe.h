@@ -8,7 +8,7 @@
 
 #include "util/stats.h"
 
-#define PROBE_PROTO_VERSION    2
+#define PROBE_PROTO_VERSION    3
 #define PROBE_DEFAULT_PORT     12866
 #define PROBE_MAX_FLOWS	       256
 #define PROBE_MAX_ITER	       30

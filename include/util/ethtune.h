@@ -57,6 +57,14 @@ int enter_netns_opt(void);
 int report_missing_dev(const char *dev);
 /* TX queues of dev as sysfs lists them (queues/tx-0, tx-1, ...), at most max. */
 unsigned int sysfs_tx_queues(const char *dev, unsigned int max);
+/* BQL over a device's TX queues (queues/tx-N/byte_queue_limits/): limit, limit_min and inflight
+ * summed over the queues that have the file, stall_cnt summed, stall_max (ms) the maximum. */
+struct bql_sum {
+	unsigned int n_txq, n_bql;	/* TX queues; those with byte_queue_limits */
+	bool have_inflight, have_stall; /* stall_* exist since 6.9 */
+	uint64_t limit, limit_min, inflight, stall_cnt, stall_max;
+};
+void bql_sum_read(const char *dev, struct bql_sum *b);
 
 /* Strict number parsing: whole string, range-checked. 0 or -EINVAL/-ERANGE. */
 int parse_u32(const char *s, uint32_t *out);

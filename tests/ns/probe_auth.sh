@@ -128,16 +128,16 @@ def reply(s):
     if len(h) < 4: return None
     return json.loads(s.recv(struct.unpack(">I", h)[0], socket.MSG_WAITALL))
 s = socket.create_connection((host, port), timeout=15)
-s.sendall(frame({"v": 2, "type": "hello", "version": "raw"})); hello = reply(s)
-setup = {"v": 2, "type": "setup", "test": "stream", "flows": 2, "msg_size": 1024, "sndbuf": 0,
-         "rcvbuf": 0, "nodelay": False, "cc": "", "cpu": -1, "duration_ms": 300, "warmup_ms": 0}
+s.sendall(frame({"v": 3, "type": "hello", "version": "raw"})); hello = reply(s)
+setup = {"v": 3, "type": "setup", "test": "stream", "flows": 2, "msg-size": 1024, "sndbuf": 0,
+         "rcvbuf": 0, "nodelay": False, "cc": "", "cpu": -1, "duration-ms": 300, "warmup-ms": 0}
 if mode == "skip-auth": s.sendall(frame(setup)); print(json.dumps(reply(s))); sys.exit(0)
 if mode == "bad-answer":
-    s.sendall(frame({"v": 2, "type": "auth", "answer": "0" * 64})); print(json.dumps(reply(s))); sys.exit(0)
+    s.sendall(frame({"v": 3, "type": "auth", "answer": "0" * 64})); print(json.dumps(reply(s))); sys.exit(0)
 if mode == "crr":  # a crr connection without this session's cookie gets no answer
-    s.sendall(frame(dict(setup, test="crr", flows=1, msg_size=64, duration_ms=3000)))
-    ok = reply(s); port2, cookie = ok["data_port"], ok["cookie"]
-    reply(s); s.sendall(frame({"v": 2, "type": "start"}))
+    s.sendall(frame({**setup, "test": "crr", "flows": 1, "msg-size": 64, "duration-ms": 3000}))
+    ok = reply(s); port2, cookie = ok["data-port"], ok["cookie"]
+    reply(s); s.sendall(frame({"v": 3, "type": "start"}))
     def trans(c):
         d = socket.create_connection((host, port2), timeout=3)
         d.sendall(struct.pack(">I", c) + b"x" * 60); got = b""
@@ -151,7 +151,7 @@ if mode == "crr":  # a crr connection without this session's cookie gets no answ
     print("stranger=%d own=%d" % (trans(cookie ^ 1), trans(cookie))); sys.exit(0)
 # cookie: a data connection with the wrong cookie does not become a flow
 s.sendall(frame(setup)); ok = reply(s)
-port2, cookie = ok["data_port"], ok["cookie"]
+port2, cookie = ok["data-port"], ok["cookie"]
 def data(c, i):
     d = socket.create_connection((host, port2), timeout=5); d.sendall(struct.pack(">II", c, i)); return d
 keep = [data(cookie ^ 1, 0), data(cookie, 1)]

@@ -47,16 +47,16 @@ if mode == "fake-server":	# answers every client with a 16 MiB length, or with s
         if huge: c.sendall(struct.pack(">I", 16 << 20) + b"{" * 64)
     sys.exit(0)
 s = socket.create_connection((host, port), timeout=5)
-hello = {"v": 2, "type": "hello", "version": "test"}
+hello = {"v": 3, "type": "hello", "version": "test"}
 if mode == "garbage": s.sendall(struct.pack(">I", 11) + b"hello world")
 elif mode == "oversized": s.sendall(struct.pack(">I", 1 << 20) + b"x" * 100)
 elif mode == "http": s.sendall(b"GET / HTTP/1.0\r\n\r\n")
 elif mode == "unknown-field": s.sendall(frame(dict(hello, extra=1)))
 elif mode == "bad-setup":
     s.sendall(frame(hello)); reply(s)
-    s.sendall(frame({"v": 2, "type": "setup", "test": "stream", "flows": 100000, "msg_size": 1,
-        "sndbuf": 0, "rcvbuf": 0, "nodelay": False, "cc": "", "cpu": -1, "duration_ms": 1000,
-        "warmup_ms": 0}))
+    s.sendall(frame({"v": 3, "type": "setup", "test": "stream", "flows": 100000, "msg-size": 1,
+        "sndbuf": 0, "rcvbuf": 0, "nodelay": False, "cc": "", "cpu": -1, "duration-ms": 1000,
+        "warmup-ms": 0}))
 elif mode == "silent-client": s.sendall(frame(hello)); reply(s); s.settimeout(30)
 print(reply(s))
 PY
@@ -80,8 +80,8 @@ pe_wait_port $PE_B 12990; pe_wait_port $PE_B 12991
 expect_err "silent peer: no hello within the timeout" 1 "no hello within" P --peer $PE_IP_B:12990 --duration 1
 expect_err "peer sends an oversized control message" 1 "exceeds the 65536-byte limit" P --peer $PE_IP_B:12991 --duration 1
 expect_err "version mismatch (client newer)" 1 "version mismatch" \
-	env ETHTUNE_TEST_PROTO_VERSION=3 "$E" --netns $PE_A probe --peer $PE_IP_B --duration 1
-ETHTUNE_TEST_PROTO_VERSION=3 "$E" --netns $PE_B serve --bind $PE_IP_B --port 12993 >/dev/null 2>&1 &
+	env ETHTUNE_TEST_PROTO_VERSION=4 "$E" --netns $PE_A probe --peer $PE_IP_B --duration 1
+ETHTUNE_TEST_PROTO_VERSION=4 "$E" --netns $PE_B serve --bind $PE_IP_B --port 12993 >/dev/null 2>&1 &
 PE_PIDS="$PE_PIDS $!"; pe_wait_port $PE_B 12993
 expect_err "version mismatch (peer newer)" 1 "version mismatch" P --peer $PE_IP_B:12993 --duration 1
 

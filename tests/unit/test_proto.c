@@ -34,32 +34,32 @@ static int parse(const char *s)
 }
 
 #define SETUP(extra)                                                                               \
-	"{\"v\":2,\"type\":\"setup\",\"test\":\"stream\",\"flows\":32,\"msg_size\":256,"           \
+	"{\"v\":3,\"type\":\"setup\",\"test\":\"stream\",\"flows\":32,\"msg-size\":256,"           \
 	"\"sndbuf\":8192,\"rcvbuf\":8192,\"nodelay\":true,\"cc\":\"cubic\",\"cpu\":-1,"            \
-	"\"duration_ms\":60000,\"warmup_ms\":0" extra "}"
+	"\"duration-ms\":60000,\"warmup-ms\":0" extra "}"
 
 static void test_valid(void **state)
 {
-	assert_int_equal(parse("{\"v\":2,\"type\":\"hello\",\"version\":\"0.1.0\"}"), PM_HELLO);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"hello\",\"version\":\"0.1.0\"}"), PM_HELLO);
 	assert_int_equal(parse(SETUP("")), PM_SETUP);
-	assert_int_equal(parse("{\"v\":2,\"type\":\"start\"}"), PM_START);
-	assert_int_equal(parse("{\"v\":2,\"type\":\"setup_ok\",\"data_port\":40000,\"cookie\":7}"),
+	assert_int_equal(parse("{\"v\":3,\"type\":\"start\"}"), PM_START);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"setup-ok\",\"data-port\":40000,\"cookie\":7}"),
 			 PM_SETUP_OK);
-	/* serve chooses the cookie; a setup_ok without one is refused */
-	assert_int_equal(parse("{\"v\":2,\"type\":\"setup_ok\",\"data_port\":40000}"), -EPROTO);
+	/* serve chooses the cookie; a setup-ok without one is refused */
+	assert_int_equal(parse("{\"v\":3,\"type\":\"setup-ok\",\"data-port\":40000}"), -EPROTO);
 	assert_non_null(strstr(err, "lacks field 'cookie'"));
-	assert_int_equal(parse("{\"v\":2,\"type\":\"auth\",\"answer\":\"ab\"}"), PM_AUTH);
-	assert_int_equal(parse("{\"v\":2,\"type\":\"auth\"}"), -EPROTO);
-	assert_int_equal(parse("{\"v\":2,\"type\":\"result\",\"elapsed_ns\":1,\"cpu_util\":1.5,"
-			       "\"proc_cpu\":3,\"sndbuf_end\":1,\"rcvbuf_end\":2,\"bytes\":[1,2],"
-			       "\"trans\":[0,0],\"tcp_info\":{\"rtt_us\":5}}"),
+	assert_int_equal(parse("{\"v\":3,\"type\":\"auth\",\"answer\":\"ab\"}"), PM_AUTH);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"auth\"}"), -EPROTO);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"result\",\"elapsed-ns\":1,\"cpu-util\":1.5,"
+			       "\"proc-cpu\":3,\"sndbuf-end\":1,\"rcvbuf-end\":2,\"bytes\":[1,2],"
+			       "\"trans\":[0,0],\"tcp-info\":{\"rtt-us\":5}}"),
 			 PM_RESULT);
 }
 
 static void test_version(void **state)
 {
-	assert_int_equal(parse("{\"v\":3,\"type\":\"hello\",\"version\":\"9\"}"), -EPROTONOSUPPORT);
-	assert_non_null(strstr(err, "version 3"));
+	assert_int_equal(parse("{\"v\":4,\"type\":\"hello\",\"version\":\"9\"}"), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err, "version 4"));
 	/* An error from a peer of another version still gets through. */
 	assert_int_equal(parse("{\"v\":7,\"type\":\"error\",\"msg\":\"x\"}"), PM_ERROR);
 	assert_int_equal(parse("{\"type\":\"hello\",\"version\":\"9\"}"), -EPROTO);
@@ -69,27 +69,27 @@ static void test_version(void **state)
 static void test_malformed(void **state)
 {
 	assert_int_equal(parse("hello"), -EBADMSG);
-	assert_int_equal(parse("{\"v\":2,"), -EBADMSG);
+	assert_int_equal(parse("{\"v\":3,"), -EBADMSG);
 	assert_int_equal(parse("[1,2]"), -EPROTO);
-	assert_int_equal(parse("{\"v\":2}"), -EPROTO);
-	assert_int_equal(parse("{\"v\":2,\"type\":\"launch\"}"), -EPROTO);
+	assert_int_equal(parse("{\"v\":3}"), -EPROTO);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"launch\"}"), -EPROTO);
 	assert_non_null(strstr(err, "unknown control message type"));
-	assert_int_equal(parse("{\"v\":2,\"type\":\"hello\",\"version\":\"a\",\"version\":\"b\"}"),
+	assert_int_equal(parse("{\"v\":3,\"type\":\"hello\",\"version\":\"a\",\"version\":\"b\"}"),
 			 -EBADMSG);
 	/* strict: unknown fields, missing fields, wrong types */
-	assert_int_equal(parse("{\"v\":2,\"type\":\"start\",\"x\":1}"), -EPROTO);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"start\",\"x\":1}"), -EPROTO);
 	assert_non_null(strstr(err, "unknown field 'x'"));
-	assert_int_equal(parse("{\"v\":2,\"type\":\"hello\"}"), -EPROTO);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"hello\"}"), -EPROTO);
 	assert_non_null(strstr(err, "lacks field 'version'"));
 	assert_int_equal(parse(SETUP(",\"bogus\":true")), -EPROTO);
-	assert_int_equal(parse(SETUP(",\"recv_size\":8192")), PM_SETUP);
-	assert_int_equal(parse(SETUP(",\"recv_size\":-1")), -EPROTO);
-	assert_int_equal(parse(SETUP(",\"recv_size\":1e3")), -EPROTO);
-	assert_int_equal(parse("{\"v\":2,\"type\":\"setup_ok\",\"data_port\":\"80\",\"cookie\":1}"),
+	assert_int_equal(parse(SETUP(",\"recv-size\":8192")), PM_SETUP);
+	assert_int_equal(parse(SETUP(",\"recv-size\":-1")), -EPROTO);
+	assert_int_equal(parse(SETUP(",\"recv-size\":1e3")), -EPROTO);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"setup-ok\",\"data-port\":\"80\",\"cookie\":1}"),
 			 -EPROTO);
 	assert_non_null(strstr(err, "wrong type"));
-	assert_int_equal(parse("{\"v\":2,\"type\":\"result\",\"elapsed_ns\":1,\"cpu_util\":1,"
-			       "\"proc_cpu\":3,\"sndbuf_end\":1,\"rcvbuf_end\":2,\"bytes\":[-1],"
+	assert_int_equal(parse("{\"v\":3,\"type\":\"result\",\"elapsed-ns\":1,\"cpu-util\":1,"
+			       "\"proc-cpu\":3,\"sndbuf-end\":1,\"rcvbuf-end\":2,\"bytes\":[-1],"
 			       "\"trans\":[]}"),
 			 -EPROTO);
 }
@@ -99,9 +99,9 @@ static void test_ranges(void **state)
 	char buf[4096];
 	size_t i, off;
 
-	assert_int_equal(parse("{\"v\":2,\"type\":\"setup_ok\",\"data_port\":0,\"cookie\":1}"),
+	assert_int_equal(parse("{\"v\":3,\"type\":\"setup-ok\",\"data-port\":0,\"cookie\":1}"),
 			 -EPROTO);
-	assert_int_equal(parse("{\"v\":2,\"type\":\"setup_ok\",\"data_port\":65536,\"cookie\":1}"),
+	assert_int_equal(parse("{\"v\":3,\"type\":\"setup-ok\",\"data-port\":65536,\"cookie\":1}"),
 			 -EPROTO);
 	assert_non_null(strstr(err, "out of range"));
 	snprintf(buf, sizeof(buf), "%s", SETUP(""));
@@ -112,15 +112,15 @@ static void test_ranges(void **state)
 	memcpy(strstr(buf, "\"test\":\"stream\""), "\"test\":\"blast_\"", 15);
 	assert_int_equal(parse(buf), -EPROTO);
 	/* strings have limits */
-	off = snprintf(buf, sizeof(buf), "{\"v\":2,\"type\":\"hello\",\"version\":\"");
+	off = snprintf(buf, sizeof(buf), "{\"v\":3,\"type\":\"hello\",\"version\":\"");
 	for (i = 0; i < 100; i++)
 		buf[off++] = 'x';
 	snprintf(buf + off, sizeof(buf) - off, "\"}");
 	assert_int_equal(parse(buf), -EPROTO);
 	/* arrays have limits */
 	off = snprintf(buf, sizeof(buf),
-		       "{\"v\":2,\"type\":\"result\",\"elapsed_ns\":1,"
-		       "\"cpu_util\":1,\"proc_cpu\":3,\"sndbuf_end\":1,\"rcvbuf_end\":2,"
+		       "{\"v\":3,\"type\":\"result\",\"elapsed-ns\":1,"
+		       "\"cpu-util\":1,\"proc-cpu\":3,\"sndbuf-end\":1,\"rcvbuf-end\":2,"
 		       "\"trans\":[],\"bytes\":[");
 	for (i = 0; i < PROBE_MAX_FLOWS + 1; i++)
 		off += snprintf(buf + off, sizeof(buf) - off, "%s1", i ? "," : "");
