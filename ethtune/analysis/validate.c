@@ -440,6 +440,20 @@ static int run_load(struct val_ctx *c)
 	return c->load_ret;
 }
 
+/* The shared load for a check: 0 when it ran, 1 when it failed (r says why), -EINTR. */
+static int load_or_fail(struct val_ctx *c, struct val_res *r)
+{
+	int ret = run_load(c);
+
+	if (ret == -EINTR)
+		return ret;
+	if (ret) {
+		val_set(r, VR_FAIL, "%s", c->load_err);
+		return 1;
+	}
+	return 0;
+}
+
 static bool need_peer(struct val_ctx *c, struct val_res *r)
 {
 	if (c->o.peer)
@@ -1005,13 +1019,9 @@ static int check_ownership(struct val_ctx *c, struct val_res *r)
 			  "its skbs are freed by the receiver, never owned until a "
 			  "driver's completion"))
 		return 0;
-	ret = run_load(c);
-	if (ret == -EINTR)
-		return ret;
-	if (ret) {
-		val_set(r, VR_FAIL, "%s", c->load_err);
-		return 0;
-	}
+	ret = load_or_fail(c, r);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (!c->tl_ok) {
 		val_set(r, VR_SKIP, "txlat unavailable: %s", c->tl_err);
 		return 0;
@@ -1081,13 +1091,9 @@ static int check_bql(struct val_ctx *c, struct val_res *r)
 		val_set(r, VR_FAIL, "%u of %u TX queues have no byte_queue_limits", nq - nb, nq);
 		return 0;
 	}
-	ret = run_load(c);
-	if (ret == -EINTR)
-		return ret;
-	if (ret) {
-		val_set(r, VR_FAIL, "%s", c->load_err);
-		return 0;
-	}
+	ret = load_or_fail(c, r);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	for (i = 0; i < c->nsamp; i++) {
 		lo = c->s_bql[i] < lo ? c->s_bql[i] : lo;
 		hi = c->s_bql[i] > hi ? c->s_bql[i] : hi;
@@ -1132,13 +1138,9 @@ static int check_counters(struct val_ctx *c, struct val_res *r)
 
 	if (!need_peer(c, r))
 		return 0;
-	ret = run_load(c);
-	if (ret == -EINTR)
-		return ret;
-	if (ret) {
-		val_set(r, VR_FAIL, "%s", c->load_err);
-		return 0;
-	}
+	ret = load_or_fail(c, r);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	for (i = 1; i < c->nsamp; i++)
 		if (c->s_bytes[i] < c->s_bytes[i - 1] || c->s_pkts[i] < c->s_pkts[i - 1])
 			back++;
