@@ -3,6 +3,7 @@
 # path sets the rate) both must agree within 10%; unshaped, ethtune must not be >10% slower.
 # Unshaped the rate is the CPUs': senders run on CPU 0 and receivers on CPU 1, for both tools, so
 # that the scheduler's placement (which moved unpinned medians from 0.84 to 1.33) is not compared.
+# san: no
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/probe_env.sh"
