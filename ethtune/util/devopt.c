@@ -54,7 +54,8 @@ void bql_sum_read(const char *dev, struct bql_sum *b)
 	memset(b, 0, sizeof(*b));
 	b->n_txq = sysfs_tx_queues(dev, 4096);
 	for (q = 0; q < b->n_txq; q++) {
-		for (i = 0; i < 5; i++) {
+		/* a queue without limit has no byte_queue_limits at all: read no further */
+		for (i = 0; i < 5 && (i == 0 || ok[0]); i++) {
 			snprintf(path, sizeof(path),
 				 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
 				 files[i]);

@@ -12,17 +12,20 @@ ktap_header "probe agrees with iperf3"
 if [ "$(id -u)" -ne 0 ] || ! command -v iperf3 >/dev/null || ! pe_setup ip3; then
 	ktap_skip "iperf3 comparison" "needs root, namespaces and iperf3"; ktap_finish; exit 0
 fi
-PE_SERVE_WRAP="taskset -c 1" pe_serve $PE_B || { ktap_fail "serve starts"; ktap_finish; exit 1; }
-pe_bg ip netns exec $PE_B taskset -c 1 iperf3 -s -p 5201 >/dev/null 2>&1
+# with one CPU there is no placement to fix
+TX_CPU=(taskset -c 0) RX_CPU=(taskset -c 1)
+[ "$(nproc)" -ge 2 ] || TX_CPU=() RX_CPU=()
+PE_SERVE_WRAP="${RX_CPU[*]}" pe_serve $PE_B || { ktap_fail "serve starts"; ktap_finish; exit 1; }
+pe_bg ip netns exec $PE_B "${RX_CPU[@]}" iperf3 -s -p 5201 >/dev/null 2>&1
 pe_wait_port $PE_B 5201 || { ktap_fail "iperf3 -s starts"; ktap_finish; exit 1; }
 ROUNDS=${PROBE_IPERF_ROUNDS:-3}
 
 et() {	# et ARGS: ethtune Mbit/s
-	taskset -c 0 "$E" --netns $PE_A --json probe --peer $PE_IP_B --duration 2 --warmup 1 --cc cubic \
+	"${TX_CPU[@]}" "$E" --netns $PE_A --json probe --peer $PE_IP_B --duration 2 --warmup 1 --cc cubic \
 		--msg-size 128K "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"]["throughput-mbps"])'
 }
 ip3() {	# ip3 ARGS: iperf3 receiver Mbit/s, same message size, cc and measured time
-	ip netns exec $PE_A taskset -c 0 iperf3 -c $PE_IP_B -p 5201 -t 2 -O 1 -C cubic -l 128K -J "$@" |
+	ip netns exec $PE_A "${TX_CPU[@]}" iperf3 -c $PE_IP_B -p 5201 -t 2 -O 1 -C cubic -l 128K -J "$@" |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6)'
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
