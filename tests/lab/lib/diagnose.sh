@@ -2,8 +2,9 @@
 # Source inside the guest after lib/guest.sh; sets ETHTUNE_STATE_DIR, T (scratch) and REPS.
 export ETHTUNE_STATE_DIR=$(mktemp -d)
 T=$(mktemp -d)
-# repetitions per case: 2 on stable, 1 on sid (the lab runs on both within CI's 60 minutes)
-if [ "${LAB_KERNEL:-stable}" = sid ]; then REPS=${LAB_DIAG_REPS:-1}; else REPS=${LAB_DIAG_REPS:-2}; fi
+# repetitions per case: 2 on stable, 1 on sid (the lab runs on both within CI's 60 minutes); a
+# file may lower stable's default with DIAG_STABLE_REPS before sourcing this
+if [ "${LAB_KERNEL:-stable}" = sid ]; then REPS=${LAB_DIAG_REPS:-1}; else REPS=${LAB_DIAG_REPS:-${DIAG_STABLE_REPS:-2}}; fi
 jq_py() { python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
 
 SERVES=0
