@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <net/if.h>
@@ -20,6 +22,7 @@
 #include "analysis/thresholds.h"
 #include "knowledge/drvdb.h"
 #include "nl/devobj.h"
+#include "nl/netdev.h"
 #include "out/json_print.h"
 #include "probe/probe.h"
 #include "state/devset.h"
@@ -32,8 +35,13 @@
 #define TSQ_SYSCTL "net.ipv4.tcp_limit_output_bytes"
 
 static const char *const check_names[VC__N] = {
-	[VC_ROUND_TRIP] = "round-trip",	    [VC_COALESCE] = "coalesce", [VC_TSQ] = "tsq",
-	[VC_OWNERSHIP] = "ownership",	    [VC_BQL] = "bql",		[VC_COUNTERS] = "counters",
+	[VC_ROUND_TRIP] = "round-trip",
+	[VC_COALESCE] = "coalesce",
+	[VC_TSQ] = "tsq",
+	[VC_OWNERSHIP] = "ownership",
+	[VC_BQL] = "bql",
+	[VC_COUNTERS] = "counters",
+	[VC_RECONFIG] = "reconfig",
 	[VC_NOTHING_LEFT] = "nothing-left",
 };
 
@@ -278,7 +286,8 @@ struct val_ctx {
 	unsigned int n_txq, n_bql;
 	uint64_t bql_before, bql_min, stall_before, stall_after;
 	bool have_stall;
-	char fatal[512]; /* why the run cannot go on (the journal cannot be written) */
+	char fatal[512];       /* why the run cannot go on (the journal cannot be written) */
+	const int *end_window; /* the probe's window ends early when it turns non-zero */
 };
 
 static const struct et_object *const objs[3] = { &et_coalesce, &et_rings, &et_channels };
@@ -381,6 +390,7 @@ static int val_probe(struct val_ctx *c, unsigned int flows, enum probe_test test
 	cfg.duration_s = dur;
 	cfg.warmup_s = c->o.warmup_s;
 	cfg.key_file = et_opts.key_file;
+	cfg.end_window = c->end_window;
 	if (test == PROBE_RR) {
 		cfg.msg_size = 1;
 		cfg.nodelay = true;
@@ -1205,7 +1215,425 @@ static int check_counters(struct val_ctx *c, struct val_res *r)
 	return 0;
 }
 
-/* ---- 7. nothing-left ---- */
+/* ---- 7. reconfig ---- */
+
+#define RC_STEPS 10
+
+/* One change made while the flow runs, or the put-back of the one before it. */
+struct rc_step {
+	char what[80];
+	const char *obj; /* devset object; NULL: put back the change of the step before */
+	char key[24], val[32];
+	bool down; /* the change takes the link down: no traffic until the next step */
+	int mark;  /* the journal before the change, for its put-back */
+	/* measured; times in seconds since the thread started */
+	bool ran;
+	int ret;
+	char err[240];
+	double t0, t1, tres; /* asked, done (carrier back), traffic resumed (NAN: not seen) */
+	double rate;	     /* device TX bytes/s before the change */
+	uint64_t carrier_in, carrier_after; /* carrier changes during it; after, until the next */
+};
+
+struct rc_run {
+	const char *dev;
+	struct rc_step st[RC_STEPS];
+	unsigned int n;
+	int end;       /* set by the thread when done: ends the probe's window */
+	int flow_over; /* set by the main thread when the probe returned */
+	double t_start;
+	bool moving; /* the flow moved before the first change */
+	char fatal[512];
+};
+
+static double rc_now(const struct rc_run *x)
+{
+	return et_now_s() - x->t_start;
+}
+
+static uint64_t rc_u64(const char *dev, const char *rel)
+{
+	uint64_t v = 0;
+
+	dev_file_u64(dev, rel, &v);
+	return v;
+}
+
+static void rc_sleep(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static bool rc_stop(const struct rc_run *x)
+{
+	return et_stop_signal() || __atomic_load_n(&x->flow_over, __ATOMIC_RELAXED);
+}
+
+/* From t1 on, the start of the first VAL_RC_WIN_S window in which the device transmitted
+ * VAL_RC_RESUME_SHARE of rate; NAN when none came within VAL_RC_RESUME_MAX_S. */
+static double rc_resume(const struct rc_run *x, double t1, double rate)
+{
+	enum { N = 128 };
+	double ts[N], need = VAL_RC_RESUME_SHARE * rate * VAL_RC_WIN_S;
+	uint64_t by[N];
+	unsigned int n = 0, k;
+
+	if (need < 1514)
+		need = 1514;
+	while (!rc_stop(x)) {
+		double t = rc_now(x);
+		uint64_t b = rc_u64(x->dev, "statistics/tx_bytes");
+
+		ts[n % N] = t;
+		by[n % N] = b;
+		n++;
+		/* the newest sample at least one window old: what came since */
+		for (k = 2; k <= n && k <= N; k++) {
+			unsigned int j = (n - k) % N;
+
+			if (t - ts[j] >= VAL_RC_WIN_S) {
+				if ((double)(b - by[j]) >= need)
+					return ts[j];
+				break;
+			}
+		}
+		if (t - t1 > VAL_RC_RESUME_MAX_S)
+			break;
+		rc_sleep(0.01);
+	}
+	return NAN;
+}
+
+static void *rc_thread(void *arg)
+{
+	struct rc_run *x = arg;
+	struct rc_step *prev = NULL;
+	uint64_t b0, b1, c0, cmid = 0;
+	unsigned int i;
+	double t;
+
+	/* the flow first: moving before anything changes */
+	b0 = rc_u64(x->dev, "statistics/tx_bytes");
+	while (!rc_stop(x) && rc_now(x) < VAL_RC_RESUME_MAX_S && !x->moving) {
+		rc_sleep(0.05);
+		x->moving = rc_u64(x->dev, "statistics/tx_bytes") - b0 > 64 * 1514;
+	}
+	for (i = 0; i < x->n && x->moving && !rc_stop(x); i++) {
+		struct rc_step *s = &x->st[i];
+
+		t = rc_now(x);
+		b0 = rc_u64(x->dev, "statistics/tx_bytes");
+		rc_sleep(VAL_RC_HOLD_S);
+		b1 = rc_u64(x->dev, "statistics/tx_bytes");
+		c0 = rc_u64(x->dev, "carrier_changes");
+		if (prev)
+			prev->carrier_after = c0 - cmid;
+		s->rate = prev && prev->down ? prev->rate : (double)(b1 - b0) / (rc_now(x) - t);
+		s->t0 = rc_now(x);
+		s->ran = true;
+		if (s->obj) {
+			struct devset_kv kv = { s->key, s->val };
+
+			s->ret = journal_txn_begin(&s->mark);
+			if (!s->ret)
+				s->ret = devset_set(x->dev, s->obj, &kv, 1, DEVSET_JOURNAL, s->err,
+						    sizeof(s->err), NULL);
+		} else {
+			s->ret = undo_txn_rollback(prev->mark);
+			if (s->ret)
+				snprintf(s->err, sizeof(s->err), "%s", strerror(-s->ret));
+		}
+		if (s->ret && !strncmp(s->err, "cannot write the journal", 24)) {
+			snprintf(x->fatal, sizeof(x->fatal), "%s", s->err);
+			break;
+		}
+		if (!s->down)
+			link_wait_up(x->dev, VAL_RC_RESUME_MAX_S);
+		s->t1 = rc_now(x);
+		s->tres = s->down ? NAN : rc_resume(x, s->t1, s->rate);
+		cmid = rc_u64(x->dev, "carrier_changes");
+		s->carrier_in = cmid - c0;
+		prev = s;
+		if (s->ret && !s->obj)
+			break; /* not put back: validate's end puts it back */
+	}
+	if (prev) {
+		for (t = rc_now(x); !rc_stop(x) && rc_now(x) - t < VAL_RC_HOLD_S;)
+			rc_sleep(0.05);
+		prev->carrier_after = rc_u64(x->dev, "carrier_changes") - cmid;
+	}
+	__atomic_store_n(&x->end, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* A change and its put-back, as two steps. */
+static void rc_add(struct rc_run *x, const char *obj, const char *key, const char *from,
+		   const char *to, bool down)
+{
+	struct rc_step *s = &x->st[x->n], *b = &x->st[x->n + 1];
+
+	if (x->n + 2 > RC_STEPS)
+		return;
+	s->obj = obj;
+	snprintf(s->key, sizeof(s->key), "%s", key);
+	snprintf(s->val, sizeof(s->val), "%s", to);
+	s->down = down;
+	if (down) {
+		snprintf(s->what, sizeof(s->what), "link down");
+		snprintf(b->what, sizeof(b->what), "link up");
+	} else {
+		snprintf(s->what, sizeof(s->what), "%s %s %s -> %s", obj, key, from, to);
+		snprintf(b->what, sizeof(b->what), "%s %s back to %s", obj, key, from);
+	}
+	x->n += 2;
+}
+
+/* A parameter of snapshot object oi to its first other round-trip value, where it has one. */
+static bool rc_param(struct val_ctx *c, struct rc_run *x, unsigned int oi, const char *key)
+{
+	const struct et_param *p = obj_param(objs[oi], key);
+	const struct et_vals *cur = &c->start.v[oi];
+	char from[32], to[32];
+	uint64_t v[2], max;
+
+	if (c->start.ret[oi] || !p || p->ro || !vals_has(cur, p->attr))
+		return false;
+	max = p->max_attr ? cur->v[p->max_attr] : 0;
+	if (!val_rt_values(p, cur->v[p->attr], p->max_attr && vals_has(cur, p->max_attr), max, v))
+		return false;
+	obj_format_val(p, cur->v[p->attr], from, sizeof(from));
+	obj_format_val(p, v[0], to, sizeof(to));
+	rc_add(x, obj_words[oi], key, from, to, false);
+	return true;
+}
+
+/* The changes this device offers: its TX completion knob, its TX ring, its channels, its MTU,
+ * and the link down and up where that loses nothing a user configured. */
+static void rc_plan(struct val_ctx *c, struct rc_run *x, struct val_res *r)
+{
+	const char *knob =
+		c->have_coal && !c->software ? drvdb_tx_knob(c->driver, &c->coal, NULL) : NULL;
+	struct link_lost lost;
+	char from[16], to[16];
+	int ret;
+
+	if (knob)
+		rc_param(c, x, 0, knob);
+	rc_param(c, x, 1, "tx");
+	if (!rc_param(c, x, 2, "combined"))
+		rc_param(c, x, 2, "tx");
+	if (c->mtu >= 1280 + 100) {
+		snprintf(from, sizeof(from), "%u", c->mtu);
+		snprintf(to, sizeof(to), "%u", c->mtu - 100);
+		rc_add(x, "link", "mtu", from, to, false);
+	} else {
+		val_diag(r, "mtu %u: no change below it keeps 1280 (IPv6's minimum)", c->mtu);
+	}
+	ret = link_down_losses((int)if_nametoindex(c->o.dev), &lost);
+	if (ret)
+		val_diag(r, "link down/up skipped: cannot read %s's routes and addresses: %s",
+			 c->o.dev, strerror(-ret));
+	else if (lost.routes || lost.addrs6)
+		val_diag(r,
+			 "link down/up skipped: it would delete %u routes and %u IPv6 addresses "
+			 "configured on %s",
+			 lost.routes, lost.addrs6, c->o.dev);
+	else
+		rc_add(x, "link", "admin-state", "up", "down", true);
+}
+
+static uint64_t rc_tx_timeouts(const char *dev)
+{
+	char rel[64];
+	uint64_t sum = 0, v;
+	unsigned int q;
+
+	for (q = 0; q < 4096; q++) {
+		snprintf(rel, sizeof(rel), "queues/tx-%u/tx_timeout", q);
+		if (dev_file_u64(dev, rel, &v))
+			break;
+		sum += v;
+	}
+	return sum;
+}
+
+/* After the flow: no bytes left in flight on any TX queue (BQL) within 2.5 s, and (qstats) as
+ * many wakes as stops since before it. 0, or a line in why. */
+static int rc_queues_left(struct val_ctx *c, const struct nd_tx_sum *q0, struct val_res *r,
+			  char *why, size_t len)
+{
+	struct nd_tx_sum q1;
+	struct bql_sum b;
+	double t;
+
+	for (t = 0; t < 2.5; t += 0.1) {
+		rc_sleep(0.1);
+		bql_sum_read(c->o.dev, &b);
+		if (!b.have_inflight || !b.inflight)
+			break;
+	}
+	if (b.have_inflight) {
+		val_measured(r, "inflight-bytes-after", (double)b.inflight);
+		val_bound(r, "inflight-bytes-after", 0);
+		if (b.inflight) {
+			snprintf(why, len,
+				 "%llu bytes still in flight on the TX queues %.1f s after the "
+				 "flow: a "
+				 "queue left stopped or its completions lost",
+				 (unsigned long long)b.inflight, t);
+			return 1;
+		}
+	}
+	qstats_tx_sum(c->o.dev, &q1);
+	if (q0->stop == UINT64_MAX || q1.stop == UINT64_MAX || q1.wake == UINT64_MAX) {
+		val_diag(r, "no per-queue tx-stop/tx-wake (qstats): their balance not checked");
+		return 0;
+	}
+	val_measured(r, "tx-stop", (double)(q1.stop - q0->stop));
+	val_measured(r, "tx-wake", (double)(q1.wake - q0->wake));
+	if (q1.stop - q0->stop != q1.wake - q0->wake) {
+		snprintf(why, len, "the TX queues were stopped %llu times and woken %llu times",
+			 (unsigned long long)(q1.stop - q0->stop),
+			 (unsigned long long)(q1.wake - q0->wake));
+		return 1;
+	}
+	return 0;
+}
+
+static int check_reconfig(struct val_ctx *c, struct val_res *r)
+{
+	struct probe_result *pr;
+	struct rc_run *x;
+	struct nd_tx_sum q0;
+	pthread_t th;
+	char err[512], why[300] = "";
+	unsigned int i, refused = 0, late = 0, flaps = 0, ran = 0;
+	uint64_t to0, to1;
+	double rto;
+	int ret;
+
+	if (!need_peer(c, r))
+		return 0;
+	x = calloc(1, sizeof(*x));
+	pr = calloc(1, sizeof(*pr));
+	if (!x || !pr) {
+		free(x);
+		free(pr);
+		return -ENOMEM;
+	}
+	x->dev = c->o.dev;
+	rc_plan(c, x, r);
+	qstats_tx_sum(c->o.dev, &q0);
+	to0 = rc_tx_timeouts(c->o.dev);
+	x->t_start = et_now_s();
+	if (pthread_create(&th, NULL, rc_thread, x)) {
+		free(x);
+		free(pr);
+		return -EAGAIN;
+	}
+	c->end_window = &x->end;
+	ret = val_probe(c, 1, PROBE_STREAM, 2 * VAL_RC_RESUME_MAX_S * (x->n + 1), false, pr, err,
+			sizeof(err));
+	c->end_window = NULL;
+	__atomic_store_n(&x->flow_over, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	if (x->fatal[0]) {
+		snprintf(c->fatal, sizeof(c->fatal), "%s", x->fatal);
+		ret = -EIO;
+		goto out;
+	}
+	if (ret == -EINTR)
+		goto out;
+	to1 = rc_tx_timeouts(c->o.dev);
+	rto = pr->sender_ti.rtt_us ? (pr->sender_ti.rtt_us + 4.0 * pr->sender_ti.rttvar_us) / 1e6
+				   : 0;
+	rto = rto < 0.2 ? 0.2 : rto; /* TCP_RTO_MIN */
+	for (i = 0; i < x->n; i++) {
+		const struct rc_step *s = &x->st[i];
+		double out0, outage, wait, bound;
+
+		if (!s->ran) {
+			val_diag(r, "%s: not reached (the flow %s)", s->what,
+				 ret	     ? "failed"
+				 : x->moving ? "ended first"
+					     : "never moved");
+			late++;
+			continue;
+		}
+		ran++;
+		if (s->ret && s->obj) {
+			val_diag(r, "%s: refused: %s", s->what, s->err);
+			refused++;
+		} else if (s->ret) {
+			val_diag(r, "%s: not put back: %s", s->what, s->err);
+			late++;
+		}
+		if (s->carrier_after) {
+			val_diag(r, "%s: the carrier changed %llu times after it settled", s->what,
+				 (unsigned long long)s->carrier_after);
+			flaps++;
+		}
+		if (s->down) {
+			val_diag(r, "%s: carrier changes %llu", s->what,
+				 (unsigned long long)s->carrier_in);
+			continue;
+		}
+		out0 = i && x->st[i - 1].down ? x->st[i - 1].t0 : s->t0;
+		outage = s->t1 - out0;
+		bound = outage + 2 * rto + VAL_RC_SLACK_S;
+		wait = s->tres - s->t1;
+		if (isnan(wait)) {
+			val_diag(r, "%s: %.2f s outage; traffic did not resume within %.0f s",
+				 s->what, outage, VAL_RC_RESUME_MAX_S);
+			late++;
+			continue;
+		}
+		if (wait < 0)
+			wait = 0;
+		val_diag(r,
+			 "%s: %.2f s outage, resumed %.2f s after it (bound %.2f s); carrier "
+			 "changes %llu during it",
+			 s->what, outage, wait, bound, (unsigned long long)s->carrier_in);
+		if (wait > bound)
+			late++;
+	}
+	val_measured(r, "changes", ran);
+	val_measured(r, "late-or-stuck", late);
+	val_measured(r, "carrier-flaps-after", flaps);
+	val_measured(r, "tx-timeouts", (double)(to1 - to0));
+	val_measured(r, "rto-s", rto);
+	val_bound(r, "late-or-stuck", 0);
+	val_bound(r, "carrier-flaps-after", 0);
+	val_bound(r, "tx-timeouts", 0);
+	if (!x->n) {
+		val_set(r, VR_SKIP, "%s offers no change to make under traffic", c->o.dev);
+	} else if (ret) {
+		val_set(r, VR_FAIL, "%s", err);
+	} else if (late) {
+		val_set(r, VR_FAIL, "%u of %u changes: traffic late, stuck or not put back", late,
+			x->n);
+	} else if (flaps) {
+		val_set(r, VR_FAIL, "the carrier flapped after %u changes had settled", flaps);
+	} else if (to1 != to0) {
+		val_set(r, VR_FAIL, "%llu TX timeouts (queues/tx-*/tx_timeout)",
+			(unsigned long long)(to1 - to0));
+	} else if (rc_queues_left(c, &q0, r, why, sizeof(why))) {
+		val_set(r, VR_FAIL, "%s", why);
+	} else {
+		val_set(r, VR_PASS,
+			"%u changes under one flow (%u refused), each resumed within its bound; "
+			"no carrier flap after, no TX timeout, no queue left stopped",
+			ran, refused);
+	}
+out:
+	free(x);
+	free(pr);
+	return ret == -EINTR || c->fatal[0] ? ret : 0;
+}
+
+/* ---- 8. nothing-left ---- */
 
 /* New kernel log lines since the start that name a WARNING, a BUG or a TX timeout. */
 static unsigned int kmsg_bad(struct val_ctx *c, struct val_res *r)
@@ -1365,6 +1793,7 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 		[VC_OWNERSHIP] = check_ownership,
 		[VC_BQL] = check_bql,
 		[VC_COUNTERS] = check_counters,
+		[VC_RECONFIG] = check_reconfig,
 	};
 	struct val_ctx *c = calloc(1, sizeof(*c));
 	unsigned int k;

@@ -1,4 +1,6 @@
 /* Queue statistics object (netdev qstats-get, scope queue): the TX counters per queue. */
+#include <stdlib.h>
+#include <net/if.h>
 #include <linux/genetlink.h>
 
 #include "nl/netdev.h"
@@ -84,4 +86,37 @@ const struct nd_qstats *nd_qstats_find(const struct nd_dev *d, uint32_t type, ui
 		if (d->qstats[i].type == type && d->qstats[i].id == id)
 			return &d->qstats[i];
 	return NULL;
+}
+
+void qstats_tx_sum(const char *dev, struct nd_tx_sum *s)
+{
+	static const uint16_t attr[4] = { ND_A_QSTATS_TX_PACKETS, ND_A_QSTATS_TX_BYTES,
+					  ND_A_QSTATS_TX_STOP, ND_A_QSTATS_TX_WAKE };
+	uint64_t *sum[4] = { &s->packets, &s->bytes, &s->stop, &s->wake };
+	struct nd_dev *d;
+	struct nl_sock ns;
+	unsigned int i, k;
+
+	for (k = 0; k < 4; k++)
+		*sum[k] = UINT64_MAX;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return;
+	d->ifindex = (int)if_nametoindex(dev);
+	if (d->ifindex && !netdev_open(&ns)) {
+		if (!qstats_dump(&ns, d))
+			for (i = 0; i < d->n_qstats; i++) {
+				if (d->qstats[i].type != ND_QUEUE_TYPE_TX)
+					continue;
+				for (k = 0; k < 4; k++) {
+					if (!qstats_has(&d->qstats[i], attr[k]))
+						continue;
+					if (*sum[k] == UINT64_MAX)
+						*sum[k] = 0;
+					*sum[k] += d->qstats[i].v[attr[k]];
+				}
+			}
+		nl_close(&ns);
+	}
+	free(d);
 }

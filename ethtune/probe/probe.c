@@ -273,6 +273,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	e.mark_arg = cc;
 	e.progress = client_progress;
 	e.progress_arg = cc;
+	e.end_window = cfg->end_window;
 	if (eng_init(&e)) {
 		snprintf(err, el, "out of memory");
 		return -ENOMEM;

@@ -68,39 +68,16 @@ out:
 	close(fd);
 }
 
-/* The TX queues' qstats summed (netdev netlink): packets, bytes, stops and wakes; each stays
- * all ones where no queue reports it (no netdev family, a driver without queue stats). */
+/* The TX queues' qstats summed (netdev netlink): packets, bytes, stops and wakes. */
 static void dev_qstats(const char *dev, struct dev_snap *s)
 {
-	static const uint16_t attr[4] = { ND_A_QSTATS_TX_PACKETS, ND_A_QSTATS_TX_BYTES,
-					  ND_A_QSTATS_TX_STOP, ND_A_QSTATS_TX_WAKE };
-	uint64_t *sum[4] = { &s->q_packets, &s->q_bytes, &s->tx_stop, &s->tx_wake };
-	struct nd_dev *d;
-	struct nl_sock ns;
-	unsigned int i, k;
+	struct nd_tx_sum q;
 
-	for (k = 0; k < 4; k++)
-		*sum[k] = UINT64_MAX;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return;
-	d->ifindex = (int)if_nametoindex(dev);
-	if (d->ifindex && !netdev_open(&ns)) {
-		if (!qstats_dump(&ns, d))
-			for (i = 0; i < d->n_qstats; i++) {
-				if (d->qstats[i].type != ND_QUEUE_TYPE_TX)
-					continue;
-				for (k = 0; k < 4; k++) {
-					if (!qstats_has(&d->qstats[i], attr[k]))
-						continue;
-					if (*sum[k] == UINT64_MAX)
-						*sum[k] = 0;
-					*sum[k] += d->qstats[i].v[attr[k]];
-				}
-			}
-		nl_close(&ns);
-	}
-	free(d);
+	qstats_tx_sum(dev, &q);
+	s->q_packets = q.packets;
+	s->q_bytes = q.bytes;
+	s->tx_stop = q.stop;
+	s->tx_wake = q.wake;
 }
 
 /* BQL sums for the snapshot; all ones where the device has no such file. */

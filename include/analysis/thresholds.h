@@ -144,5 +144,21 @@
  * variable ETHTUNE_TEST_COUNTERS_SLACK replaces it (a negative value makes the bound
  * impossible, so that tests/ns/validate.sh can see the check fail). */
 #define VAL_COUNTERS_SLACK 0.02
+/* reconfig: traffic has resumed after a change once the device transmitted, within one window
+ * this long, at least this share of its rate before the change. A window of 200 ms at a quarter
+ * of the rate is more than a congestion window's burst at any rate (a 5 ms round trip's window
+ * is 2.5% of it), so a device that counts bytes it never sends cannot fake a resume for long. */
+#define VAL_RC_WIN_S	    0.2
+#define VAL_RC_RESUME_SHARE 0.25
+/* reconfig: the resume bound is the outage (the change's call and the carrier's return) again,
+ * which TCP's exponential backoff may wait on top (its next retransmission after an outage of d
+ * comes at most d + RTO later), two RTOs, and this for scheduling in an emulated guest. */
+#define VAL_RC_SLACK_S 0.5
+/* reconfig: the flow's steady time before each change and after it settled, seconds; the rate
+ * before is measured over the first, carrier changes over the second. */
+#define VAL_RC_HOLD_S 1.0
+/* reconfig: a resume not seen this long after the change is reported as none (the probe itself
+ * gives up after 10 s without progress). */
+#define VAL_RC_RESUME_MAX_S 12.0
 
 #endif

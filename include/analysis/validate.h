@@ -16,6 +16,7 @@ enum val_check {
 	VC_OWNERSHIP,
 	VC_BQL,
 	VC_COUNTERS,
+	VC_RECONFIG,
 	VC_NOTHING_LEFT,
 	VC__N
 };

@@ -155,6 +155,13 @@ int link_admin(struct nl_sock *rt, int ifindex, bool up);
 /* Wait up to timeout_s for operstate up (or unknown: no carrier reporting); 0 or -ETIMEDOUT. */
 int link_wait_up(const char *dev, double timeout_s);
 
+/* What taking ifindex down would delete for good (the kernel makes the rest again when it comes
+ * up): routes through it a user or a daemon added, and its permanent IPv6 addresses. */
+struct link_lost {
+	unsigned int routes, addrs6;
+};
+int link_down_losses(int ifindex, struct link_lost *l);
+
 /* Driver info (ioctl, no netlink exists) and link speed/state (ethtool netlink). */
 struct et_drvinfo {
 	char driver[32], version[32], fw[32], bus[32];

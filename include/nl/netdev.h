@@ -125,6 +125,12 @@ int netdev_get(int ifindex, struct nd_dev *d);
 const struct nd_napi *nd_napi_by_id(const struct nd_dev *d, uint32_t id);
 const struct nd_queue *nd_queue_find(const struct nd_dev *d, uint32_t type, uint32_t id);
 const struct nd_qstats *nd_qstats_find(const struct nd_dev *d, uint32_t type, uint32_t id);
+/* The TX queues' qstats of dev summed: packets, bytes, stops and wakes; each stays UINT64_MAX
+ * where no queue reports it (no netdev family, a driver without queue stats). */
+struct nd_tx_sum {
+	uint64_t packets, bytes, stop, wake;
+};
+void qstats_tx_sum(const char *dev, struct nd_tx_sum *s);
 
 /* napi-set parameters: keyword, attribute, and range (CLI, JSON and profiles use the keys). */
 extern const struct et_param napi_params[];

@@ -49,6 +49,9 @@ struct probe_cfg {
 	void (*progress)(void *arg, unsigned int iter, double elapsed_s, double total_s,
 			 double value);
 	void *progress_arg;
+	/* When set, *end_window turning non-zero (another thread) ends the measurement window
+	 * early, as if its time were up; may be NULL. */
+	const int *end_window;
 };
 
 struct probe_tcpinfo {

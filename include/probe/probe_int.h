@@ -53,6 +53,7 @@ struct eng {
 	int stop, measuring;	    /* read relaxed by workers */
 	uint64_t seen_sum, seen_ns; /* last change of the flows' counters (stall detection) */
 	bool ctl_ends_window;	    /* serve: a message from the client ends the window early */
+	const int *end_window;	    /* client: non-zero ends the window early (probe_cfg) */
 	/* Called at the window start (0) and end (1), e.g. for device counters. */
 	void (*mark)(void *arg, int phase);
 	void *mark_arg;

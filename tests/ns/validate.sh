@@ -64,8 +64,8 @@ V validate $VA --peer $IPB >$T/full.ktap 2>$T/full.err; rc=$?
 el=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 sed 's/^/# /' $T/full.ktap
 ktap_check "validate with a peer exits 0" test $rc -eq 0
-ktap_check "its KTAP parses; round-trip, counters and nothing-left pass; the rest SKIP" ktap_parse $T/full.ktap \
-	round-trip="ok" counters="ok" nothing-left="ok" coalesce=skip tsq=skip ownership=skip bql=skip
+ktap_check "its KTAP parses; round-trip, counters, reconfig and nothing-left pass; the rest SKIP" ktap_parse $T/full.ktap \
+	round-trip="ok" counters="ok" reconfig="ok" nothing-left="ok" coalesce=skip tsq=skip ownership=skip bql=skip
 ktap_check "SKIP reasons name the software device" bash -c "
 	grep -q '^ok 2 coalesce # SKIP $VA is a software device (veth, drvdb): no TX completion of its own' $T/full.ktap &&
 	grep -q '^ok 3 tsq # SKIP $VA is a software device (veth, drvdb): its skbs leave their socket' $T/full.ktap &&
@@ -75,6 +75,11 @@ ktap_check "round-trip set veth's rx and tx channels to two values each and put 
 	grep -q "^# round-trip: channels rx (was 2): 1 reads 1, 2 reads 2; put back" $T/full.ktap
 ktap_check "counters: agreement shown with its numbers and bound" \
 	grep -q "^# counters: bound went-backwards 0, min-ratio 0.98, max-ratio" $T/full.ktap
+ktap_check "reconfig: channels, MTU and link down/up under the flow, each resumed within its bound" bash -c "
+	grep -q '^# reconfig: channels tx back to 2: .* resumed .* (bound ' $T/full.ktap &&
+	grep -q '^# reconfig: link mtu 1500 -> 1400: .* resumed ' $T/full.ktap &&
+	grep -q '^# reconfig: link up: [0-9.]* s outage, resumed ' $T/full.ktap &&
+	grep -q '^# reconfig: bound late-or-stuck 0, carrier-flaps-after 0, tx-timeouts 0' $T/full.ktap"
 ktap_diag "validate took $el s on the host veth pair"
 ktap_check "channels and state as before, journal empty" bash -c "[ '$(chan)' = '$chan0' ] && [ '$(state)' = '$before' ] && [ ! -s $ETHTUNE_STATE_DIR/journal ]"
 
@@ -94,7 +99,7 @@ ktap_check "--ktap under --json prints KTAP" bash -c "ip netns exec $A '$E' --js
 # 3. No peer: only the checks that need no traffic run.
 V validate $VA >$T/nopeer.ktap 2>&1; rc=$?
 ktap_check "without --peer exits 0; traffic checks SKIP with the reason" bash -c "[ $rc -eq 0 ] &&
-	[ \$(grep -c '# SKIP no --peer: this check needs traffic' $T/nopeer.ktap) -eq 5 ]"
+	[ \$(grep -c '# SKIP no --peer: this check needs traffic' $T/nopeer.ktap) -eq 6 ]"
 ktap_check "without --peer round-trip and nothing-left run and pass" ktap_parse $T/nopeer.ktap \
 	round-trip="ok" nothing-left="ok" counters=skip
 
@@ -116,6 +121,27 @@ ktap_check "a peer killed midway: exit 1, counters not ok naming the peer" bash 
 ktap_check "after the dead peer nothing-left passes and the journal is empty" bash -c "
 	grep -q '^ok [0-9] nothing-left' $T/dead.ktap && [ ! -s $ETHTUNE_STATE_DIR/journal ] && [ '$(chan)' = '$chan0' ]"
 serve
+
+# 5b. reconfig leaves a link alone whose down would delete what a user configured, and kill -9
+# in the middle of its changes is put back by the next run.
+ip -n $A route add 198.18.99.0/24 dev $VA
+V validate $VA --peer $IPB --only reconfig >$T/route.ktap 2>&1; rc=$?
+ktap_check "a static route on the device: no link down/up, the reason named, the route kept" bash -c "[ $rc -eq 0 ] &&
+	grep -q '^# reconfig: link down/up skipped: it would delete 1 routes and 0 IPv6 addresses configured on $VA' $T/route.ktap &&
+	! grep -q '^# reconfig: link up' $T/route.ktap &&
+	ip -n $A route show 198.18.99.0/24 | grep -q 'dev $VA'"
+ip -n $A route del 198.18.99.0/24 dev $VA
+link0=$(ip -n $A -o link show $VA | grep -o 'mtu [0-9]*\|state [A-Z]*' | tr '\n' ' ')
+bad=""
+for at in 1.3 3.6 4.8 6.2; do	# channels, MTU changed; a hold; the link down (on an idle host)
+	ip netns exec $A "$E" validate $VA --peer $IPB --only reconfig >/dev/null 2>&1 &
+	p=$!
+	sleep $at; kill -9 $p 2>/dev/null; wait $p 2>/dev/null
+	V restore >/dev/null 2>&1
+	now=$(ip -n $A -o link show $VA | grep -o 'mtu [0-9]*\|state [A-Z]*' | tr '\n' ' ')
+	[ "$(chan)" = "$chan0" ] && journal_empty && [ "$now" = "$link0" ] || bad="$bad at$at:$(chan)/$now"
+done
+ktap_check "kill -9 during reconfig: the next restore puts channels, MTU and link back${bad:+ ($bad)}" test -z "$bad"
 
 # 6. Stop signals at random moments (every other one in the first 20 ms, where round-trip makes
 # its changes): the channels come back, nothing stays journaled. kill -9: the next ethtune puts it back.
@@ -159,7 +185,7 @@ ktap_check "kill -9 at random moments: the next restore puts the channels back${
 one_line() { local pat=$1 err rc; shift; err=$("$@" 2>&1 >/dev/null); rc=$?
 	[ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s\n' "$err" | grep -qF -- "$pat" || { echo "rc=$rc: $err"; return 1; }; echo "# $err"; }
 ktap_check "--only with an unknown check lists the valid names" one_line \
-	"unknown check 'rings' (valid: round-trip,coalesce,tsq,ownership,bql,counters,nothing-left)" V validate $VA --only rings
+	"unknown check 'rings' (valid: round-trip,coalesce,tsq,ownership,bql,counters,reconfig,nothing-left)" V validate $VA --only rings
 ktap_check "--skip with an unknown check lists the valid names" one_line "unknown check 'bogus'" V validate $VA --skip tsq,bogus
 ktap_check "--only and --skip that leave nothing" one_line "leave no check to run" V validate $VA --only tsq --skip tsq
 ktap_check "--budget out of range" one_line "--budget needs seconds (1-3600)" V validate $VA --budget 0
