@@ -244,9 +244,13 @@ static const struct drv_param txsim_params[] = {
 	  "reap completions only on the next xmit (qeth "
 	  "pattern)",
 	  "on|off", NULL, "off", "drivers/txsim/" },
+	{ "priv-flag:never-wake",
+	  "completions never restart a stopped queue; only the TX watchdog (5 s) does", "on|off",
+	  NULL, "off", "drivers/txsim/" },
 };
 static const struct drv_pathology txsim_paths[] = {
-	{ "every pathology above on demand: delayed, orphaned, next-xmit completion",
+	{ "every pathology above on demand: delayed, orphaned, next-xmit completion, a queue "
+	  "that never wakes",
 	  "ground truth for diagnose/tune tests", "drivers/txsim/, tests/lab/" },
 };
 

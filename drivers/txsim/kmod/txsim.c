@@ -68,11 +68,13 @@ MODULE_PARM_DESC(pairs, "number of txsim pairs (txsim0/txsim1, txsim2/txsim3, ..
 enum {
 	TXSIM_PF_ORPHAN,	/* skb_orphan() in ndo_start_xmit (NIU, virtio_net w/o napi_tx) */
 	TXSIM_PF_NEXT_XMIT,	/* free completed skbs only on the next xmit or a rescan timer */
+	TXSIM_PF_NEVER_WAKE,	/* completions never restart a stopped queue; the TX watchdog does */
 	TXSIM_PF_COUNT,
 };
 static const char txsim_pf_names[TXSIM_PF_COUNT][ETH_GSTRING_LEN] = {
 	"orphan-at-xmit",
 	"complete-on-next-xmit",
+	"never-wake",
 };
 
 struct txsim_desc {
@@ -225,6 +227,7 @@ static unsigned int txsim_clean_locked(struct txsim_priv *p, u32 upto, struct sk
 	if (n) {
 		netdev_tx_completed_queue(netdev_get_tx_queue(p->dev, 0), n, bytes);
 		if (netif_queue_stopped(p->dev) && p->hw_on &&
+		    !(p->pflags & BIT(TXSIM_PF_NEVER_WAKE)) &&
 		    p->prod - p->cons <= p->ring_size / 2) {
 			netif_wake_queue(p->dev);
 			p->q_tx_wake++;
@@ -639,10 +642,29 @@ static void txsim_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *
 	spin_unlock_irqrestore(&p->lock, flags);
 }
 
+/*
+ * The TX watchdog: a queue stopped for watchdog_timeo (5 s). Like a driver's reset task it
+ * restarts the queue; the core has already counted it (queues/tx-0/tx_timeout) and logged
+ * "NETDEV WATCHDOG". Only never-wake leaves a queue stopped that long.
+ */
+static void txsim_tx_timeout(struct net_device *dev, unsigned int txqueue)
+{
+	struct txsim_priv *p = netdev_priv(dev);
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if (p->hw_on && netif_queue_stopped(dev)) {
+		netif_wake_queue(dev);
+		p->q_tx_wake++;
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
 static const struct net_device_ops txsim_netdev_ops = {
 	.ndo_open = txsim_open,
 	.ndo_stop = txsim_stop,
 	.ndo_start_xmit = txsim_xmit,
+	.ndo_tx_timeout = txsim_tx_timeout,
 	.ndo_change_mtu = txsim_change_mtu,
 	.ndo_get_stats64 = txsim_get_stats64,
 	.ndo_set_mac_address = eth_mac_addr,
@@ -845,6 +867,12 @@ static int txsim_set_priv_flags(struct net_device *dev, u32 flags)
 		/* back to normal: completed skbs waiting for an xmit are freed now */
 		p->sig = p->done;
 		napi_schedule(&p->tx_napi);
+	}
+	if (!(flags & BIT(TXSIM_PF_NEVER_WAKE)) && p->hw_on && netif_queue_stopped(dev) &&
+	    p->prod - p->cons <= p->ring_size / 2) {
+		/* back to normal: the wake the completions withheld */
+		netif_wake_queue(dev);
+		p->q_tx_wake++;
 	}
 	spin_unlock_irqrestore(&p->lock, irqf);
 	if (!was_next && (flags & BIT(TXSIM_PF_NEXT_XMIT)) && netif_running(dev))
