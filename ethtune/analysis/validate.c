@@ -1195,6 +1195,39 @@ static int check_counters(struct val_ctx *c, struct val_res *r)
 			"monotonic over %u samples; %llu TX bytes for %llu sent by TCP "
 			"(ratio %.4f)",
 			c->nsamp, (unsigned long long)dev, (unsigned long long)sent, ratio);
+	if (c->lr->dev.have_qbytes && dev) {
+		/* the queues' own counts (qstats) against the device's */
+		double qr = (double)c->lr->dev.q_bytes / (double)dev;
+
+		val_measured(r, "queue-ratio", qr);
+		val_bound(r, "min-queue-ratio", 1 - slack);
+		val_bound(r, "max-queue-ratio", 1 + slack);
+		val_diag(r, "the TX queues (qstats tx-bytes) counted %llu bytes",
+			 (unsigned long long)c->lr->dev.q_bytes);
+		if (r->res == VR_PASS && (qr < 1 - slack || qr > 1 + slack))
+			val_set(r, VR_FAIL,
+				"the TX queues counted %llu bytes for the device's %llu (ratio "
+				"%.4f, "
+				"bound %.4f-%.4f)",
+				(unsigned long long)c->lr->dev.q_bytes, (unsigned long long)dev, qr,
+				1 - slack, 1 + slack);
+	}
+	if (c->lr->dev.have_qstats) {
+		/* each queue may have been stopped at the window's start or its end: one wake or
+		 * one stop more */
+		int64_t d = (int64_t)c->lr->dev.tx_stop - (int64_t)c->lr->dev.tx_wake;
+		unsigned int nq = c->n_txq ? c->n_txq : 1;
+
+		val_measured(r, "tx-stop", (double)c->lr->dev.tx_stop);
+		val_measured(r, "tx-wake", (double)c->lr->dev.tx_wake);
+		val_bound(r, "max-stop-wake-difference", nq);
+		if (r->res == VR_PASS && (d < -(int64_t)nq || d > (int64_t)nq))
+			val_set(r, VR_FAIL,
+				"the TX queues were stopped %llu times and woken %llu times in the "
+				"flow (they may differ by one per queue: %u)",
+				(unsigned long long)c->lr->dev.tx_stop,
+				(unsigned long long)c->lr->dev.tx_wake, nq);
+	}
 	if (c->lr->remote_dev.valid) {
 		const struct probe_devstats *pd = &c->lr->remote_dev;
 		double pr = (double)pd->rx_bytes / (double)dev;
