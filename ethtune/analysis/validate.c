@@ -42,6 +42,7 @@ static const char *const check_names[VC__N] = {
 	[VC_BQL] = "bql",
 	[VC_COUNTERS] = "counters",
 	[VC_RECONFIG] = "reconfig",
+	[VC_LARGE_MTU] = "large-mtu",
 	[VC_NOTHING_LEFT] = "nothing-left",
 };
 
@@ -892,7 +893,14 @@ static int kernel_tsq_default(uint64_t *v)
 	return ret;
 }
 
-static int check_tsq(struct val_ctx *c, struct val_res *r)
+#define TSQ_SOFTWARE                                                                               \
+	"its skbs leave their socket when handed to the peer, so TSQ never holds a flow back on "  \
+	"it"
+
+/* One flow against two at this kernel's default tcp_limit_output_bytes, interleaved ABBA rounds
+ * until both intervals are narrow or the budget is spent, and the verdict into r (tsq, and
+ * large-mtu at the largest MTU). 0 or -EINTR. */
+static int tsq_measure(struct val_ctx *c, struct val_res *r)
 {
 	double one[VAL_TSQ_ROUNDS], two[VAL_TSQ_ROUNDS], scaled[VAL_TSQ_ROUNDS], t0 = et_now_s();
 	struct probe_result *pr;
@@ -904,11 +912,6 @@ static int check_tsq(struct val_ctx *c, struct val_res *r)
 	bool vs_line;
 	int mark, ret = 0;
 
-	if (!need_peer(c, r) ||
-	    !not_software(c, r,
-			  "its skbs leave their socket when handed to the peer, so TSQ never "
-			  "holds a flow back on it"))
-		return 0;
 	pr = calloc(1, sizeof(*pr));
 	if (!pr || journal_txn_begin(&mark)) {
 		free(pr);
@@ -1014,6 +1017,13 @@ out:
 		val_set(r, VR_FAIL, "%s could not be put back", TSQ_SYSCTL);
 	free(pr);
 	return ret;
+}
+
+static int check_tsq(struct val_ctx *c, struct val_res *r)
+{
+	if (!need_peer(c, r) || !not_software(c, r, TSQ_SOFTWARE))
+		return 0;
+	return tsq_measure(c, r);
 }
 
 /* ---- 4. ownership ---- */
@@ -1666,7 +1676,122 @@ out:
 	return ret == -EINTR || c->fatal[0] ? ret : 0;
 }
 
-/* ---- 8. nothing-left ---- */
+/* ---- 8. large-mtu ---- */
+
+/* The peer's device in its namespace (a child, memory shared): its largest MTU, or a change of
+ * its MTU through the journal. */
+struct peer_mtu {
+	const char *dev;
+	char val[16]; /* "": read only */
+	uint64_t max_mtu;
+	char err[300];
+};
+
+static int peer_mtu_fn(void *ctx)
+{
+	struct peer_mtu *m = ctx;
+	struct devset_kv kv = { "mtu", m->val };
+	struct et_link l;
+	int ret;
+
+	if (!m->val[0]) {
+		ret = link_get_dev(m->dev, &l);
+		if (!ret)
+			m->max_mtu = vals_has(&l.v, IFLA_MAX_MTU) ? l.v.v[IFLA_MAX_MTU] : 0;
+		return ret;
+	}
+	ret = devset_set(m->dev, "link", &kv, 1, DEVSET_JOURNAL, m->err, sizeof(m->err), NULL);
+	if (!ret)
+		link_wait_up(m->dev, 15);
+	return ret;
+}
+
+static int peer_mtu(const struct val_ctx *c, const char *val, uint64_t *max_mtu, char *err,
+		    size_t len)
+{
+	struct peer_mtu *m =
+		mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ret;
+
+	if (m == MAP_FAILED)
+		return -errno;
+	memset(m, 0, sizeof(*m));
+	m->dev = c->o.peer_dev;
+	snprintf(m->val, sizeof(m->val), "%s", val ? val : "");
+	ret = c->o.peer_netns ? netns_run(c->o.peer_netns, peer_mtu_fn, m) : peer_mtu_fn(m);
+	if (max_mtu)
+		*max_mtu = m->max_mtu;
+	if (err)
+		snprintf(err, len, "%s", m->err[0] ? m->err : strerror(-ret));
+	munmap(m, sizeof(*m));
+	return ret;
+}
+
+static int check_large_mtu(struct val_ctx *c, struct val_res *r)
+{
+	uint64_t ours = 0, theirs = 0, target;
+	struct devset_kv kv;
+	struct et_link l;
+	char v[16], err[300] = "";
+	int mark, ret;
+
+	if (!need_peer(c, r) || !not_software(c, r, TSQ_SOFTWARE))
+		return 0;
+	if (!c->o.peer_dev) {
+		val_set(r, VR_SKIP,
+			"no --peer-dev: the peer's device must take the large MTU too (with "
+			"--peer-netns where it is in another namespace)");
+		return 0;
+	}
+	if (!link_get_dev(c->o.dev, &l) && vals_has(&l.v, IFLA_MAX_MTU))
+		ours = l.v.v[IFLA_MAX_MTU];
+	ret = peer_mtu(c, NULL, &theirs, err, sizeof(err));
+	if (ret) {
+		val_set(r, VR_FAIL, "cannot read the peer's device %s: %s", c->o.peer_dev, err);
+		return 0;
+	}
+	/* IPv4's total length caps a packet, so an MTU above 65535 carries nothing more */
+	target = ours < theirs ? ours : theirs;
+	target = target > 65535 ? 65535 : target;
+	val_measured(r, "max-mtu", (double)ours);
+	val_measured(r, "peer-max-mtu", (double)theirs);
+	val_measured(r, "mtu", (double)target);
+	if (target <= c->mtu) {
+		val_set(r, VR_SKIP, "MTU %u is already the largest both devices take (%llu, %llu)",
+			c->mtu, (unsigned long long)ours, (unsigned long long)theirs);
+		return 0;
+	}
+	ret = journal_txn_begin(&mark);
+	if (ret)
+		return ret;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)target);
+	/* the peer first, so that it takes every frame we send at the new size */
+	ret = peer_mtu(c, v, NULL, err, sizeof(err));
+	if (ret) {
+		val_set(r, VR_FAIL, "the peer's %s refused MTU %s: %s", c->o.peer_dev, v, err);
+		goto out;
+	}
+	kv = (struct devset_kv){ "mtu", v };
+	ret = devset_set(c->o.dev, "link", &kv, 1, DEVSET_JOURNAL, err, sizeof(err), NULL);
+	if (ret) {
+		val_set(r, VR_FAIL, "%s refused its own max-mtu %s: %s", c->o.dev, v, err);
+		goto out;
+	}
+	link_wait_up(c->o.dev, 15);
+	err[0] = 0;
+	val_diag(r, "MTU %s on %s and the peer's %s (was %u), put back after", v, c->o.dev,
+		 c->o.peer_dev, c->mtu);
+	ret = tsq_measure(c, r);
+out:
+	if (undo_txn_rollback(mark))
+		val_set(r, VR_FAIL, "the MTU could not be put back");
+	if (ret && !strncmp(err, "cannot write the journal", 24))
+		snprintf(c->fatal, sizeof(c->fatal), "%s", err);
+	link_wait_up(c->o.dev, 15);
+	return ret == -EINTR || c->fatal[0] ? ret : 0;
+}
+
+/* ---- 9. nothing-left ---- */
 
 /* New kernel log lines since the start that name a WARNING, a BUG or a TX timeout. */
 static unsigned int kmsg_bad(struct val_ctx *c, struct val_res *r)
@@ -1827,6 +1952,7 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 		[VC_BQL] = check_bql,
 		[VC_COUNTERS] = check_counters,
 		[VC_RECONFIG] = check_reconfig,
+		[VC_LARGE_MTU] = check_large_mtu,
 	};
 	struct val_ctx *c = calloc(1, sizeof(*c));
 	unsigned int k;

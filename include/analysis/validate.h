@@ -17,6 +17,7 @@ enum val_check {
 	VC_BQL,
 	VC_COUNTERS,
 	VC_RECONFIG,
+	VC_LARGE_MTU,
 	VC_NOTHING_LEFT,
 	VC__N
 };

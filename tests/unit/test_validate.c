@@ -27,7 +27,7 @@ static void test_parse_list(void **state)
 	/* a prefix, an empty name, a trailing comma and a misspelling are not names */
 	assert_int_equal(val_parse_list("round", &m, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "unknown check 'round' (valid: round-trip,coalesce,tsq,ownership,"
-				 "bql,counters,reconfig,nothing-left)");
+				 "bql,counters,reconfig,large-mtu,nothing-left)");
 	assert_int_equal(val_parse_list("", &m, err, sizeof(err)), -EINVAL);
 	assert_int_equal(val_parse_list("tsq,", &m, err, sizeof(err)), -EINVAL);
 	assert_int_equal(val_parse_list("tsq,bql,TSQ", &m, err, sizeof(err)), -EINVAL);

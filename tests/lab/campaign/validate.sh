@@ -1,0 +1,73 @@
+#!/bin/bash
+# Lab campaign: `ethtune validate` on txsim in each mode, against the checks each mode must fail.
+# kernels: stable sid
+#
+# Not in CI yet (tests/run.sh runs tests/lab/*.sh only): the whole matrix takes longer than CI's
+# budget leaves (docs/validate.md). Run it with
+#   LAB_KERNEL=stable tests/lab/campaign/validate.sh      (LAB_VAL_MODES="normal orphan" picks)
+set -u
+ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
+. "$ROOT/tests/lib/ktap.sh"
+ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
+. "$ROOT/tests/lab/lib/host.sh"
+lab_host_run "$0" "${LAB_VAL_TIMEOUT:-3000}" "validate: txsim's modes against their checks"
+
+# ---- guest ----
+. "$ROOT/tests/lab/lib/guest.sh"
+export ETHTUNE_STATE_DIR=$(mktemp -d)
+T=$(mktemp -d)
+A="ip netns exec $LAB_NS_A" B="ip netns exec $LAB_NS_B"
+ALL="round-trip coalesce tsq ownership bql counters reconfig nothing-left"
+ktap_header "validate on txsim in the guest ($(uname -r))"
+
+# mode NAME: txsim0 into the mode; what it must fail (the rest must pass or SKIP)
+mode() {
+	$A ethtool -C txsim0 tx-usecs 16 tx-frames 32 cqe-mode-tx off
+	$A ethtool -G txsim0 tx 256
+	$A ethtool --set-priv-flags txsim0 orphan-at-xmit off complete-on-next-xmit off never-wake off
+	$A ip link set txsim0 mtu 1500; $B ip link set txsim1 mtu 1500
+	case $1 in
+	normal) FAILS="" ;;
+	orphan) $A ethtool --set-priv-flags txsim0 orphan-at-xmit on; FAILS="ownership" ;;
+	next-xmit) $A ethtool --set-priv-flags txsim0 complete-on-next-xmit on; FAILS="coalesce" ;;
+	cqe) $A ethtool -C txsim0 tx-usecs 600 cqe-mode-tx on
+		$A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000; FAILS="tsq" ;;
+	slow) $A ethtool -C txsim0 tx-usecs 4000; FAILS="tsq" ;;
+	never-wake) $A ethtool -G txsim0 tx 16
+		$A ethtool --set-priv-flags txsim0 never-wake on; FAILS="reconfig nothing-left" ;;
+	esac
+}
+
+MODES=${LAB_VAL_MODES:-normal orphan next-xmit cqe slow never-wake}
+if ! ip link show txsim0 >/dev/null 2>&1; then
+	ktap_fail "txsim0 exists (txsim.ko loaded)"; ktap_finish; exit 0
+fi
+for d in txsim0 txsim1; do
+	echo "${LAB_VAL_WIRE_US:-2500}" >/sys/class/net/$d/txsim/delay_us
+	echo 0 >/sys/class/net/$d/txsim/fifo_bytes
+	ethtool -s $d speed 1000
+done
+lab_split txsim0 txsim1 || { ktap_fail "txsim pair in two namespaces"; ktap_finish; exit 0; }
+$A tc qdisc replace dev txsim0 root pfifo_fast
+$B "$ET" serve --bind 198.18.0.2 >"$T/serve.log" 2>&1 &
+sleep 1
+for m in $MODES; do
+	mode "$m"
+	t0=$(date +%s)
+	$A "$ET" validate txsim0 --peer 198.18.0.2 --peer-dev txsim1 --peer-netns $LAB_NS_B \
+		--budget "${LAB_VAL_BUDGET:-15}" >"$T/$m.ktap" 2>"$T/$m.err"
+	rc=$?
+	el=$(($(date +%s) - t0))
+	sed 's/^/# /' "$T/$m.ktap"
+	got=$(awk '/^not ok [0-9]+ /{ print $4 }' "$T/$m.ktap" | tr '\n' ' ')
+	want=""
+	for c in $ALL; do case " $FAILS " in *" $c "*) want="$want$c " ;; esac; done
+	ktap_diag "$m: rc $rc in $el s; failed: ${got:-none}; expected: ${want:-none}"
+	[ "$got" = "$want" ] && ktap_ok "txsim $m: fails exactly ${want:-nothing}" ||
+		ktap_fail "txsim $m: fails exactly ${want:-nothing} (failed: ${got:-none})"
+done
+mode normal
+lab_unsplit
+bad=$(lab_dmesg_bad)
+ktap_diag "kernel log: ${bad:-clean}" | head -5
+ktap_finish
