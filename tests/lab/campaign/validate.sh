@@ -68,6 +68,23 @@ for m in $MODES; do
 done
 mode normal
 lab_unsplit
+# Real drivers: a full report, whatever it finds, without a crash (exit 0 or 1, KTAP that parses).
+for pair in ${LAB_VAL_PAIRS-ee0:ee1 vn0:vn1}; do
+	a=${pair%:*} b=${pair#*:}
+	lab_split "$a" "$b" 1 || { ktap_fail "$a/$b in two namespaces"; continue; }
+	$B "$ET" serve --bind 198.18.1.2 >"$T/serve-$a.log" 2>&1 &
+	sleep 1
+	t0=$(date +%s)
+	$A "$ET" validate "$a" --peer 198.18.1.2 --peer-dev "$b" --peer-netns $LAB_NS_B \
+		--budget "${LAB_VAL_BUDGET:-15}" >"$T/$a.ktap" 2>"$T/$a.err"
+	rc=$?
+	sed 's/^/# /' "$T/$a.ktap"; sed 's/^/# stderr: /' "$T/$a.err" | head -5
+	got=$(awk '/^not ok [0-9]+ /{ print $4 }' "$T/$a.ktap" | tr '\n' ' ')
+	ktap_diag "$a ($($A ethtool -i "$a" 2>/dev/null | sed -n 's/^driver: //p')): rc $rc in $(($(date +%s) - t0)) s; failed: ${got:-none}"
+	[ $rc -le 1 ] && head -1 "$T/$a.ktap" | grep -qx 'KTAP version 1' && grep -qE '^1\.\.[0-9]+$' "$T/$a.ktap" &&
+		ktap_ok "$a: a full report (exit $rc)" || ktap_fail "$a: a full report (exit $rc)"
+	lab_unsplit
+done
 bad=$(lab_dmesg_bad)
 ktap_diag "kernel log: ${bad:-clean}" | head -5
 ktap_finish
