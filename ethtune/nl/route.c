@@ -9,17 +9,12 @@
 #include "nl/devobj.h"
 #include "nl/nl.h"
 
-struct lost_ctx {
-	int ifindex;
-	struct link_lost *l;
-};
-
 /* A route through the device that the kernel does not make again when the link comes up: not
  * from an address (proto kernel), nor from router advertisements, nor a local/broadcast one. */
-static int route_cb(const struct nlmsghdr *nlh, void *data)
+int link_lost_route_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	struct lost_ctx *x = data;
+	struct link_lost_ctx *x = data;
 	const struct nlattr *a;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE)
@@ -36,10 +31,10 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 
 /* An IPv6 address a user gave the device (permanent, not link-scope): gone on link down unless
  * keep_addr_on_down is set, which we do not rely on. */
-static int addr_cb(const struct nlmsghdr *nlh, void *data)
+int link_lost_addr_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
-	struct lost_ctx *x = data;
+	struct link_lost_ctx *x = data;
 	uint32_t flags = ifa->ifa_flags;
 	const struct nlattr *a;
 
@@ -55,7 +50,7 @@ static int addr_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 static int dump(struct nl_sock *rt, uint16_t type, unsigned char family, mnl_cb_t cb,
-		struct lost_ctx *x)
+		struct link_lost_ctx *x)
 {
 	struct nlmsghdr *nlh = nl_msg_start(rt, type, NLM_F_DUMP);
 
@@ -73,7 +68,7 @@ static int dump(struct nl_sock *rt, uint16_t type, unsigned char family, mnl_cb_
 
 int link_down_losses(int ifindex, struct link_lost *l)
 {
-	struct lost_ctx x = { .ifindex = ifindex, .l = l };
+	struct link_lost_ctx x = { .ifindex = ifindex, .l = l };
 	struct nl_sock rt;
 	int ret;
 
@@ -81,11 +76,11 @@ int link_down_losses(int ifindex, struct link_lost *l)
 	ret = nl_open_rtnl(&rt);
 	if (ret)
 		return ret;
-	ret = dump(&rt, RTM_GETROUTE, AF_INET, route_cb, &x);
+	ret = dump(&rt, RTM_GETROUTE, AF_INET, link_lost_route_cb, &x);
 	if (!ret)
-		ret = dump(&rt, RTM_GETROUTE, AF_INET6, route_cb, &x);
+		ret = dump(&rt, RTM_GETROUTE, AF_INET6, link_lost_route_cb, &x);
 	if (!ret)
-		ret = dump(&rt, RTM_GETADDR, AF_INET6, addr_cb, &x);
+		ret = dump(&rt, RTM_GETADDR, AF_INET6, link_lost_addr_cb, &x);
 	if (ret == -EAFNOSUPPORT) /* a kernel without IPv6 */
 		ret = 0;
 	nl_close(&rt);

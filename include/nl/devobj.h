@@ -161,6 +161,13 @@ struct link_lost {
 	unsigned int routes, addrs6;
 };
 int link_down_losses(int ifindex, struct link_lost *l);
+/* Its reply callbacks (RTM_NEWROUTE, RTM_NEWADDR), data a struct link_lost_ctx. */
+struct link_lost_ctx {
+	int ifindex;
+	struct link_lost *l;
+};
+int link_lost_route_cb(const struct nlmsghdr *nlh, void *data);
+int link_lost_addr_cb(const struct nlmsghdr *nlh, void *data);
 
 /* Driver info (ioctl, no netlink exists) and link speed/state (ethtool netlink). */
 struct et_drvinfo {
