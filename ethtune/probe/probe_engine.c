@@ -451,7 +451,7 @@ static int first_worker_error(struct eng *e, char *err, size_t errlen)
 	unsigned int i;
 
 	for (i = 0; i < e->flows; i++)
-		if (__atomic_load_n(&e->fl[i].err, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&e->fl[i].err, __ATOMIC_ACQUIRE) && !e->fl[i].aborted) {
 			int r = e->fl[i].err;
 
 			if (r == -ETIMEDOUT)
@@ -661,14 +661,26 @@ void eng_abort(struct eng *e)
 
 int eng_finish(struct eng *e, char *err, size_t errlen)
 {
+	bool bulk = e->test == PROBE_STREAM || e->test == PROBE_MAERTS;
+	struct timespec until;
 	unsigned int i;
 
 	STORE(e->stop, 1);
 	if (e->test == PROBE_CRR && !e->client && e->lfd >= 0)
 		shutdown(e->lfd, SHUT_RDWR);
+	/* a bulk sender blocked on a full socket returns now (EPIPE), and its FIN goes out */
+	for (i = 0; bulk && eng_is_sender(e) && i < e->flows; i++)
+		if (e->fl[i].started && e->fl[i].fd >= 0)
+			shutdown(e->fl[i].fd, SHUT_WR);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += FINISH_GRACE_S;
 	for (i = 0; i < e->flows; i++) {
-		if (e->fl[i].started)
+		if (e->fl[i].started && pthread_timedjoin_np(e->fl[i].th, NULL, &until)) {
+			e->fl[i].aborted = true;
+			if (e->fl[i].fd >= 0)
+				shutdown(e->fl[i].fd, SHUT_RDWR);
 			pthread_join(e->fl[i].th, NULL);
+		}
 		e->fl[i].started = false;
 		if (e->fl[i].hist)
 			hist_merge(&e->hist, e->fl[i].hist);

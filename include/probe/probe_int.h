@@ -10,6 +10,11 @@
 #define DATA_COOKIE_LEN	  8  /* magic u32 + flow index u32, sent first on a data connection */
 #define DATA_IO_TIMEOUT_S 20 /* a data socket blocked this long fails the run */
 #define STALL_TIMEOUT_S	  10 /* no flow moved for this long during a test: peer silent */
+/* After the window a flow has this long to end by itself (a receiver reads up to the sender's
+ * FIN); then its socket is shut down. A flow stalled by losses waits for TCP's backed-off
+ * retransmissions, seconds apart, and would hold up the control exchange past the peer's wait
+ * for 'stop' (PROTO_IDLE_TIMEOUT_MS). */
+#define FINISH_GRACE_S 3
 #define RECV_BUF_MIN	  (128u << 10)
 
 struct eng_flow {
@@ -27,6 +32,7 @@ struct eng_flow {
 	struct stats_hist *hist; /* rr/crr client */
 	int err;		 /* -errno from the worker */
 	const char *err_what;	 /* the call that failed */
+	bool aborted;		 /* shut down after the window (eng_finish): its error is ours */
 } __attribute__((aligned(64)));
 
 /* Socket options of a data socket. */

@@ -159,6 +159,30 @@ else
 fi
 ktap_check "serve answers after the killed session" bash -c "sleep 1; '$E' --netns $PE_A probe --peer $PE_IP_B --duration 0.3 --warmup 0"
 
+# The data flow black-holed 0.7 s before the window's end: the peer's veth takes its MTU down
+# to 1280, so it drops every full-size data segment (and their retransmissions) while the small
+# control messages still pass. The window's result must come back without waiting for TCP's
+# backed-off retransmissions (eng_finish's FINISH_GRACE_S), and serve takes the next client.
+P --peer $PE_IP_B --duration 3 --warmup 1 --json >"$TMP/bh.json" 2>"$TMP/bh.err" &
+probe=$!
+sleep 3.3
+mtu=$(ip -n $PE_B -o link show $PE_VB | grep -o 'mtu [0-9]*' | cut -d' ' -f2)
+ip -n $PE_B link set $PE_VB mtu 1280
+d0=$(ip netns exec $PE_B cat /sys/class/net/$PE_VB/statistics/rx_dropped)
+start=$(date +%s.%N)
+wait $probe; rc=$?
+el=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+d1=$(ip netns exec $PE_B cat /sys/class/net/$PE_VB/statistics/rx_dropped)
+ip -n $PE_B link set $PE_VB mtu "$mtu"
+ktap_diag "black hole: the peer dropped $((d1 - d0)) segments; the probe returned after $el s"
+if [ $rc -eq 0 ] && [ $((d1 - d0)) -gt 0 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/bh.json" &&
+	awk -v e="$el" 'BEGIN { exit !(e < 10) }'; then
+	ktap_ok "a data flow stalled at the window's end: the result after $el s"
+else
+	ktap_fail "a data flow stalled at the window's end (rc $rc after $el s)"; sed 's/^/# /' "$TMP/bh.err" | head -5
+fi
+ktap_check "serve answers after the stalled flow" bash -c "'$E' --netns $PE_A probe --peer $PE_IP_B --duration 0.3 --warmup 0 >/dev/null"
+
 # A client that goes silent after hello must not keep serve from the next one for long.
 raw silent-client $PE_IP_B 12866 >/dev/null 2>&1 &
 sc=$!
