@@ -289,6 +289,7 @@ struct val_ctx {
 	bool have_stall;
 	char fatal[512];       /* why the run cannot go on (the journal cannot be written) */
 	const int *end_window; /* the probe's window ends early when it turns non-zero */
+	uint64_t tx_timeouts;  /* the TX queues' tx_timeout (sysfs) summed at the start */
 };
 
 static const struct et_object *const objs[3] = { &et_coalesce, &et_rings, &et_channels };
@@ -1346,23 +1347,36 @@ static bool rc_stop(const struct rc_run *x)
 }
 
 /* From t1 on, the start of the first VAL_RC_WIN_S window in which the device transmitted
- * VAL_RC_RESUME_SHARE of rate; NAN when none came within VAL_RC_RESUME_MAX_S. */
-static double rc_resume(const struct rc_run *x, double t1, double rate)
+ * VAL_RC_RESUME_SHARE of rate, with its carrier on; NAN when none came within
+ * VAL_RC_RESUME_MAX_S. *t_up: when the carrier last came back (t1 if it stayed on): a driver
+ * may drop it after the call returned (a reset from a work item), and linkwatch tells operstate
+ * up to a second late, so the carrier itself (sysfs) is read. */
+static double rc_resume(const struct rc_run *x, double t1, double rate, double *t_up)
 {
 	enum { N = 128 };
 	double ts[N], need = VAL_RC_RESUME_SHARE * rate * VAL_RC_WIN_S;
-	uint64_t by[N];
+	uint64_t by[N], car;
 	unsigned int n = 0, k;
+	bool down = false;
 
+	*t_up = t1;
 	if (need < 1514)
 		need = 1514;
 	while (!rc_stop(x)) {
 		double t = rc_now(x);
 		uint64_t b = rc_u64(x->dev, "statistics/tx_bytes");
 
-		ts[n % N] = t;
-		by[n % N] = b;
-		n++;
+		if (dev_file_u64(x->dev, "carrier", &car) || !car) {
+			down = true;
+			n = 0;
+		} else {
+			if (down)
+				*t_up = t;
+			down = false;
+			ts[n % N] = t;
+			by[n % N] = b;
+			n++;
+		}
 		/* the newest sample at least one window old: what came since */
 		for (k = 2; k <= n && k <= N; k++) {
 			unsigned int j = (n - k) % N;
@@ -1373,7 +1387,7 @@ static double rc_resume(const struct rc_run *x, double t1, double rate)
 				break;
 			}
 		}
-		if (t - t1 > VAL_RC_RESUME_MAX_S)
+		if (t - *t_up > VAL_RC_RESUME_MAX_S)
 			break;
 		rc_sleep(0.01);
 	}
@@ -1423,10 +1437,15 @@ static void *rc_thread(void *arg)
 			snprintf(x->fatal, sizeof(x->fatal), "%s", s->err);
 			break;
 		}
-		if (!s->down)
-			link_wait_up(x->dev, VAL_RC_RESUME_MAX_S);
 		s->t1 = rc_now(x);
-		s->tres = s->down ? NAN : rc_resume(x, s->t1, s->rate);
+		if (!s->down) {
+			double up;
+
+			s->tres = rc_resume(x, s->t1, s->rate, &up);
+			s->t1 = up > s->t1 ? up : s->t1;
+		} else {
+			s->tres = NAN;
+		}
 		cmid = rc_u64(x->dev, "carrier_changes");
 		s->carrier_in = cmid - c0;
 		prev = s;
@@ -1487,8 +1506,9 @@ static bool rc_param(struct val_ctx *c, struct rc_run *x, unsigned int oi, const
  * and the link down and up where that loses nothing a user configured. */
 static void rc_plan(struct val_ctx *c, struct rc_run *x, struct val_res *r)
 {
+	const struct drv_param *dp;
 	const char *knob =
-		c->have_coal && !c->software ? drvdb_tx_knob(c->driver, &c->coal, NULL) : NULL;
+		c->have_coal && !c->software ? drvdb_tx_knob(c->driver, &c->coal, &dp) : NULL;
 	struct link_lost lost;
 	char from[16], to[16];
 	int ret;
@@ -1936,6 +1956,7 @@ static int peer_snap_take(const struct val_ctx *c, struct snap *out)
 static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret)
 {
 	struct snap *now = malloc(sizeof(*now));
+	uint64_t to;
 	unsigned int diff, bad;
 	char who[48];
 
@@ -1954,22 +1975,30 @@ static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret
 	if (c->kmsg < 0)
 		val_diag(r, "dmesg part skipped: /dev/kmsg is not readable");
 	bad = kmsg_bad(c, r);
+	to = rc_tx_timeouts(c->o.dev) - c->tx_timeouts;
 	val_measured(r, "differences", diff);
 	val_measured(r, "dmesg-lines", bad);
+	val_measured(r, "tx-timeouts", (double)to);
 	val_bound(r, "differences", 0);
 	val_bound(r, "dmesg-lines", 0);
+	val_bound(r, "tx-timeouts", 0);
 	if (undo_ret)
 		val_set(r, VR_FAIL, "some temporary changes could not be put back (%s)",
 			strerror(-undo_ret));
 	else if (diff)
 		val_set(r, VR_FAIL, "%u values differ from the start", diff);
+	else if (to)
+		val_set(r, VR_FAIL, "%llu TX timeouts during the run (queues/tx-*/tx_timeout)%s",
+			(unsigned long long)to, bad ? "; dmesg lines above" : "");
 	else if (bad)
 		val_set(r, VR_FAIL, "%u new WARNING, BUG or TX timeout lines in dmesg", bad);
 	else
 		val_set(r, VR_PASS,
 			"coalesce, rings, channels, features and MTU as at the start%s%s",
 			c->o.peer_dev && !c->peer_ret ? " (and the peer's)" : "",
-			c->kmsg < 0 ? "" : "; no WARNING, BUG or TX timeout in dmesg");
+			c->kmsg < 0 ? ""
+				    : "; no WARNING, BUG or TX timeout in dmesg, no TX timeout "
+				      "counted");
 	return 0;
 }
 
@@ -2029,6 +2058,7 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 		free(c);
 		return ret;
 	}
+	c->tx_timeouts = rc_tx_timeouts(c->o.dev);
 	c->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->kmsg >= 0)
 		lseek(c->kmsg, 0, SEEK_END);

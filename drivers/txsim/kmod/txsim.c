@@ -374,18 +374,19 @@ static int txsim_rx_poll(struct napi_struct *napi, int budget)
 		spin_unlock_irq(&q->lock);
 	}
 	while (n < budget && (skb = skb_dequeue(&q->rxq))) {
-		unsigned int len = skb->len;
+		unsigned int segs;
+		/* the frames' bytes as a NIC counts them: a super-packet's headers once per
+		 * segment, as the sender's tx_bytes counts them */
+		u64 len = wire_bytes(skb, &segs) - segs * (ETH_FCS_LEN + 8 + 12);
 
 		n++;
 		/* scrubs the clone for the receiving device and namespace; frees it on error */
 		if (__dev_forward_skb(q->dev, skb))
 			continue;
 		/* only this poll writes the rx counters */
-		WRITE_ONCE(q->st.rx_packets,
-			   q->st.rx_packets + (skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1));
+		WRITE_ONCE(q->st.rx_packets, q->st.rx_packets + segs);
 		WRITE_ONCE(q->st.rx_bytes, q->st.rx_bytes + len);
-		WRITE_ONCE(q->q_rx_packets, q->q_rx_packets +
-			   (skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1));
+		WRITE_ONCE(q->q_rx_packets, q->q_rx_packets + segs);
 		WRITE_ONCE(q->q_rx_bytes, q->q_rx_bytes + len);
 		netif_receive_skb(skb);
 	}

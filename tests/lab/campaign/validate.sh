@@ -25,6 +25,7 @@ mode() {
 	$A ethtool -C txsim0 tx-usecs 16 tx-frames 32 cqe-mode-tx off
 	$A ethtool -G txsim0 tx 256
 	$A ethtool --set-priv-flags txsim0 orphan-at-xmit off complete-on-next-xmit off never-wake off
+	$A ethtool -K txsim0 tso on >/dev/null
 	$A ip link set txsim0 mtu 1500; $B ip link set txsim1 mtu 1500
 	case $1 in
 	normal) FAILS="" ;;
@@ -33,8 +34,10 @@ mode() {
 	cqe) $A ethtool -C txsim0 tx-usecs 600 cqe-mode-tx on
 		$A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000; FAILS="tsq" ;;
 	slow) $A ethtool -C txsim0 tx-usecs 4000; FAILS="tsq" ;;
-	never-wake) $A ethtool -G txsim0 tx 16
-		$A ethtool --set-priv-flags txsim0 never-wake on; FAILS="reconfig nothing-left" ;;
+	# with TSO on, BQL keeps a flow's few super-packets far from 16 descriptors and the queue
+	# never stops (measured: 950 Mbit/s, no TX timeout); MTU-sized frames fill the ring
+	never-wake) $A ethtool -G txsim0 tx 16; $A ethtool -K txsim0 tso off >/dev/null
+		$A ethtool --set-priv-flags txsim0 never-wake on; FAILS="tsq reconfig nothing-left" ;;
 	esac
 }
 
@@ -63,8 +66,8 @@ for m in $MODES; do
 	want=""
 	for c in $ALL; do case " $FAILS " in *" $c "*) want="$want$c " ;; esac; done
 	ktap_diag "$m: rc $rc in $el s; failed: ${got:-none}; expected: ${want:-none}"
-	[ "$got" = "$want" ] && ktap_ok "txsim $m: fails exactly ${want:-nothing}" ||
-		ktap_fail "txsim $m: fails exactly ${want:-nothing} (failed: ${got:-none})"
+	[ $rc -le 1 ] && grep -qE '^1\.\.[0-9]+$' "$T/$m.ktap" && [ "$got" = "$want" ] && ktap_ok "txsim $m: fails exactly ${want:-nothing}" ||
+		ktap_fail "txsim $m: fails exactly ${want:-nothing} (exit $rc, failed: ${got:-none})"
 done
 mode normal
 lab_unsplit
