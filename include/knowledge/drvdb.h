@@ -25,6 +25,10 @@ struct drv_param {
 	/* Values below mode_below select a dynamic mode, whose longest interval is
 	 * dynamic_max_us (e1000e rx-usecs 1-4: ITR down to 4000/s). 0: no such modes. */
 	unsigned int mode_below, dynamic_max_us;
+	/* The knob caps the interrupt rate (a least interval between interrupts, e1000e's ITR)
+	 * rather than delaying each completion: after a quiet spell longer than it the next
+	 * interrupt is not held, so one skb in flight never waits for it. */
+	bool rate_limit;
 };
 
 struct drv_pathology {
