@@ -35,9 +35,13 @@ mode() {
 		$A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000; FAILS="tsq" ;;
 	slow) $A ethtool -C txsim0 tx-usecs 4000; FAILS="tsq" ;;
 	# with TSO on, BQL keeps a flow's few super-packets far from 16 descriptors and the queue
-	# never stops (measured: 950 Mbit/s, no TX timeout); MTU-sized frames fill the ring
+	# never stops (measured: 950 Mbit/s, no TX timeout); MTU-sized frames fill the ring. Then
+	# the one TX queue stands stopped 5 s of every watchdog period, the control connection
+	# shares it, and every check with traffic fails but coalesce (one skb in flight never
+	# fills the ring): measured on 7.2, 11 TX timeouts
 	never-wake) $A ethtool -G txsim0 tx 16; $A ethtool -K txsim0 tso off >/dev/null
-		$A ethtool --set-priv-flags txsim0 never-wake on; FAILS="tsq reconfig nothing-left" ;;
+		$A ethtool --set-priv-flags txsim0 never-wake on
+		FAILS="tsq ownership bql counters reconfig large-mtu nothing-left" ;;
 	esac
 }
 
