@@ -918,8 +918,8 @@ static int kernel_tsq_default(uint64_t *v)
 }
 
 #define TSQ_SOFTWARE                                                                               \
-	"its skbs leave their socket when handed to the peer, so TSQ never holds a flow back on "  \
-	"it"
+	"its skbs leave their socket when handed to the peer, so TSQ never holds a flow back "     \
+	"on it"
 
 /* One flow against two at this kernel's default tcp_limit_output_bytes, interleaved ABBA rounds
  * until both intervals are narrow or the budget is spent, and the verdict into r (tsq, and
@@ -1017,9 +1017,8 @@ static int tsq_measure(struct val_ctx *c, struct val_res *r)
 		else
 			val_set(r, VR_SKIP,
 				"inconclusive: one flow's interval [%.0f, %.0f] Mbit/s holds "
-				"%.0f%% "
-				"of the line rate's %.0f after %u rounds (a larger --budget or a "
-				"quieter host may decide it)",
+				"%.0f%% of the line rate's %.0f after %u rounds (a larger "
+				"--budget or a quieter host may decide it)",
 				c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line, n);
 	} else {
 		for (i = 0; i < n; i++)
@@ -1046,9 +1045,8 @@ static int tsq_measure(struct val_ctx *c, struct val_res *r)
 		else
 			val_set(r, VR_SKIP,
 				"inconclusive: one flow %.0f Mbit/s against %.0f%% of two flows' "
-				"%.0f "
-				"after %u rounds (Welch p %.3f: neither below nor above; a larger "
-				"--budget or a quieter host may decide it)",
+				"%.0f after %u rounds (Welch p %.3f: neither below nor above; a "
+				"larger --budget or a quieter host may decide it)",
 				c1.mean, 100 * VAL_TSQ_SHARE, c2.mean, n, p);
 	}
 out:
@@ -1256,8 +1254,7 @@ static int check_counters(struct val_ctx *c, struct val_res *r)
 		if (r->res == VR_PASS && (qr < 1 - slack || qr > 1 + slack))
 			val_set(r, VR_FAIL,
 				"the TX queues counted %llu bytes for the device's %llu (ratio "
-				"%.4f, "
-				"bound %.4f-%.4f)",
+				"%.4f, bound %.4f-%.4f)",
 				(unsigned long long)c->lr->dev.q_bytes, (unsigned long long)dev, qr,
 				1 - slack, 1 + slack);
 	}
@@ -1581,8 +1578,7 @@ static int rc_queues_left(struct val_ctx *c, const struct nd_tx_sum *q0, struct 
 		if (b.inflight) {
 			snprintf(why, len,
 				 "%llu bytes still in flight on the TX queues %.1f s after the "
-				 "flow: a "
-				 "queue left stopped or its completions lost",
+				 "flow: a queue left stopped or its completions lost",
 				 (unsigned long long)b.inflight, t);
 			return 1;
 		}
@@ -1736,8 +1732,24 @@ out:
 
 /* ---- 8. large-mtu ---- */
 
-/* The peer's device in its namespace (a child, memory shared): its largest MTU, or a change of
- * its MTU through the journal. */
+/* fn(ctx) in the peer's namespace (--peer-netns; in ours without it): a child enters it, so ctx,
+ * len bytes, travels through memory shared with it, both ways. fn's 0 or -errno. */
+static int peer_run(const struct val_ctx *c, int (*fn)(void *), void *ctx, size_t len)
+{
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ret;
+
+	if (m == MAP_FAILED)
+		return -errno;
+	memcpy(m, ctx, len);
+	ret = c->o.peer_netns ? netns_run(c->o.peer_netns, fn, m) : fn(m);
+	memcpy(ctx, m, len);
+	munmap(m, len);
+	return ret;
+}
+
+/* The peer's device in its namespace (peer_run): its largest MTU, or a change of its MTU through
+ * the journal. */
 struct peer_mtu {
 	const char *dev;
 	char val[16]; /* "": read only */
@@ -1767,21 +1779,15 @@ static int peer_mtu_fn(void *ctx)
 static int peer_mtu(const struct val_ctx *c, const char *val, uint64_t *max_mtu, char *err,
 		    size_t len)
 {
-	struct peer_mtu *m =
-		mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct peer_mtu m = { .dev = c->o.peer_dev };
 	int ret;
 
-	if (m == MAP_FAILED)
-		return -errno;
-	memset(m, 0, sizeof(*m));
-	m->dev = c->o.peer_dev;
-	snprintf(m->val, sizeof(m->val), "%s", val ? val : "");
-	ret = c->o.peer_netns ? netns_run(c->o.peer_netns, peer_mtu_fn, m) : peer_mtu_fn(m);
+	snprintf(m.val, sizeof(m.val), "%s", val ? val : "");
+	ret = peer_run(c, peer_mtu_fn, &m, sizeof(m));
 	if (max_mtu)
-		*max_mtu = m->max_mtu;
+		*max_mtu = m.max_mtu;
 	if (err)
-		snprintf(err, len, "%s", m->err[0] ? m->err : strerror(-ret));
-	munmap(m, sizeof(*m));
+		snprintf(err, len, "%s", m.err[0] ? m.err : strerror(-ret));
 	return ret;
 }
 
@@ -1927,8 +1933,7 @@ static unsigned int snap_diff(const struct snap *a, const struct snap *b, const 
 	return diff;
 }
 
-/* The peer's device (--peer-dev) in its namespace (--peer-netns): a child enters it and writes
- * the snapshot into memory shared with us. */
+/* The peer's device (--peer-dev) in its namespace (--peer-netns, peer_run). */
 struct peer_snap {
 	const char *dev;
 	struct snap s;
@@ -1946,17 +1951,16 @@ static int peer_snap_fn(void *ctx)
 
 static int peer_snap_take(const struct val_ctx *c, struct snap *out)
 {
-	struct peer_snap *p =
-		mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct peer_snap *p = calloc(1, sizeof(*p)); /* a snapshot is too large for the stack */
 	int ret;
 
-	if (p == MAP_FAILED)
-		return -errno;
+	if (!p)
+		return -ENOMEM;
 	p->dev = c->o.peer_dev;
-	ret = c->o.peer_netns ? netns_run(c->o.peer_netns, peer_snap_fn, p) : peer_snap_fn(p);
+	ret = peer_run(c, peer_snap_fn, p, sizeof(*p));
 	if (!ret)
 		*out = p->s;
-	munmap(p, sizeof(*p));
+	free(p);
 	return ret;
 }
 
