@@ -14,6 +14,8 @@ export ETHTUNE="$ROOT/$O/ethtune" ETHTUNE_ROOT="$ROOT" O
 pass=0 fail=0 skip=0
 LOG="$ROOT/$O/test-logs"
 mkdir -p "$LOG"
+FAILED=$(mktemp)
+trap 'rm -f "$FAILED"' EXIT
 LAB_KERNELS=${LAB_KERNELS:-"stable sid"}
 
 # The lab's setup (downloads, the sid chroot: minutes when fresh) starts now for every kernel, in
@@ -26,13 +28,15 @@ case " $SUITES " in
 	done ;;
 esac
 
-count() {	# count KTAP/TAP result lines of one test file's output
-	local f=$1 p fl s
+count() {	# count NAME FILE: KTAP/TAP result lines of one test file's output
+	local name=$1 f=$2 p fl s
 	s=$(grep -Ec '^ *ok [0-9]+ .*# *(SKIP|skip)' "$f")
 	p=$(grep -Ec '^ *ok [0-9]+' "$f")
 	fl=$(grep -Ec '^ *not ok [0-9]+' "$f")
 	pass=$((pass + p - s)); skip=$((skip + s)); fail=$((fail + fl))
 	last_fail=$fl
+	# repeated above the count line, so that a log cut to its tail still names them
+	grep -E '^ *not ok [0-9]+' "$f" | sed "s|^ *|$name: |" >>"$FAILED"
 }
 
 run_one() {	# run_one NAME TIMEOUT CMD...: a file that exits non-zero without a failed line fails once
@@ -43,9 +47,10 @@ run_one() {	# run_one NAME TIMEOUT CMD...: a file that exits non-zero without a 
 	rc=$?
 	cat "$out"
 	echo "# ---- $name: $((SECONDS - t0)) s"
-	count "$out"
+	count "$name" "$out"
 	if [ $rc -ne 0 ] && [ "$last_fail" -eq 0 ]; then
 		echo "not ok - $name exited with status $rc"
+		echo "$name: exited with status $rc" >>"$FAILED"
 		fail=$((fail + 1))
 	fi
 }
@@ -99,6 +104,7 @@ for suite in $SUITES; do
 		if ! make -s SAN=1 O=build/san all unit >"$LOG/san-build.log" 2>&1; then
 			tail -20 "$LOG/san-build.log"
 			echo "not ok - san: the ASan+UBSan build"
+			echo "san: the ASan+UBSan build" >>"$FAILED"
 			fail=$((fail + 1))
 			continue
 		fi
@@ -110,6 +116,7 @@ for suite in $SUITES; do
 		for r in "$LOG"/san-reports/*; do
 			[ -f "$r" ] || continue
 			echo "not ok - san: sanitizer report ${r##*/}"
+			echo "san: sanitizer report ${r##*/}" >>"$FAILED"
 			grep -m 1 -A 15 "ERROR\|runtime error" "$r" | sed 's/^/#   /'
 			fail=$((fail + 1))
 		done ;;
@@ -118,6 +125,7 @@ for suite in $SUITES; do
 		if ! make -s fuzz-build >"$LOG/fuzz-build.log" 2>&1; then
 			tail -20 "$LOG/fuzz-build.log"
 			echo "not ok - fuzz: the harnesses build (clang, libFuzzer)"
+			echo "fuzz: the harnesses build" >>"$FAILED"
 			fail=$((fail + 1))
 			continue
 		fi
@@ -125,5 +133,9 @@ for suite in $SUITES; do
 			$(cd tests/fuzz && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//') ;;
 	esac
 done
+if [ -s "$FAILED" ] || [ "$fail" -ne 0 ]; then
+	echo "# failed:"
+	sed 's/^/#   /' "$FAILED"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -3,6 +3,10 @@
 # path sets the rate) both must agree within 10%; unshaped, ethtune must not be >10% slower.
 # Unshaped the rate is the CPUs': senders run on CPU 0 and receivers on CPU 1, for both tools, so
 # that the scheduler's placement (which moved unpinned medians from 0.84 to 1.33) is not compared.
+# Shaped, the bucket holds 4 MB (11 ms at 3 Gbit/s): tbf loses the tokens of a dequeue that comes
+# later than the bucket lasts, and a 512 KB bucket (1.4 ms) on a host that was busy set the rate
+# by scheduling delay instead (a CI: iperf3 2.0-2.3 Gbit/s, ethtune 2.6-2.8, both below the 2.87
+# the shaper passes). The goodput the shaper passes is printed beside the medians.
 # san: no
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
@@ -41,7 +45,7 @@ compare() {
 	done
 	x=$(median "${a[@]}"); y=$(median "${b[@]}")
 	r=$(awk -v x="$x" -v y="$y" 'BEGIN { if (y > 0) printf "%.3f", x / y; else print 0 }')
-	ktap_diag "$d: ethtune ${a[*]} / iperf3 ${b[*]} Mbit/s, median ratio $r"
+	ktap_diag "$d: ethtune ${a[*]} / iperf3 ${b[*]} Mbit/s, median ratio $r${CEIL:+ (the shaper passes $CEIL Mbit/s)}"
 	if [ "$mode" = agree ]; then
 		awk -v r="$r" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }'
 	else
@@ -50,10 +54,11 @@ compare() {
 }
 
 ROUNDS_NOW=$((ROUNDS + 2)) compare "unshaped stream: ethtune not slower than iperf3 by >10%" atleast --
-tc -n $PE_A qdisc add dev $PE_VA root tbf rate 3gbit burst 512k latency 5ms
-compare "tbf 3gbit stream: agrees with iperf3 within 10%" agree --
-compare "tbf 3gbit stream, 64K sends: agrees within 10%" agree --msg-size 64K -- -l 64K
+tc -n $PE_A qdisc add dev $PE_VA root tbf rate 3gbit burst 4mb latency 5ms
+# what a shaper of R bit/s passes of 1448-byte payloads in 1514-byte frames (timestamps on)
+CEIL=$((3000 * 1448 / 1514)) compare "tbf 3gbit stream: agrees with iperf3 within 10%" agree --
+CEIL=$((3000 * 1448 / 1514)) compare "tbf 3gbit stream, 64K sends: agrees within 10%" agree --msg-size 64K -- -l 64K
 tc -n $PE_A qdisc del dev $PE_VA root
-tc -n $PE_B qdisc add dev $PE_VB root tbf rate 2gbit burst 512k latency 5ms
-compare "tbf 2gbit maerts vs iperf3 -R: agrees within 10%" agree --test maerts -- -R
+tc -n $PE_B qdisc add dev $PE_VB root tbf rate 2gbit burst 4mb latency 5ms
+CEIL=$((2000 * 1448 / 1514)) compare "tbf 2gbit maerts vs iperf3 -R: agrees within 10%" agree --test maerts -- -R
 ktap_finish
