@@ -336,6 +336,10 @@ static void print_queue(const struct txlat_queue *q, int idx, bool hist, const c
 	print_uint(PRINT_JSON, "consumed", NULL, c->consumed);
 	print_uint(PRINT_JSON, "kfreed", NULL, c->kfreed);
 	print_uint(PRINT_JSON, "bytes", NULL, c->bytes);
+	print_uint(PRINT_JSON, "gso-skbs", NULL, c->gso);
+	print_uint(PRINT_JSON, "wire-packets", NULL, c->segs);
+	print_uint(PRINT_JSON, "max-skb-bytes", NULL, c->max_len);
+	print_uint(PRINT_JSON, "max-gso-segs", NULL, c->max_segs);
 	print_quantiles(&q->free);
 	print_nl();
 	if (hist)

@@ -39,7 +39,7 @@ static const struct cli_opt validate_opts[] = {
 	{ "allow-orphan", O_ALLOW_ORPHAN, no_argument, NULL,
 	  "orphaned skbs are a warning, not a failure" },
 	{ "duration", O_DURATION, required_argument, "S",
-	  "seconds per probe of the coalesce and TSQ checks (0.2-3600, default 1.5)" },
+	  "seconds per probe of the coalesce, TSQ and GSO checks (0.2-3600, default 1.5)" },
 	{ "load", O_LOAD, required_argument, "S",
 	  "seconds of the bulk flow counters, BQL and ownership are judged on (10-3600)" },
 	{ "quiet", O_QUIET, no_argument, NULL, "no progress lines" },

@@ -22,6 +22,7 @@
 #include "txlat.skel.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 _Static_assert(TXLAT_QUEUES == TXLAT_MAX_QUEUES, "the API's queues are the programs'");
 
@@ -180,6 +181,8 @@ static int read_maps(struct txlat_bpf *s, struct txlat_q *qs)
 
 			for (i = 0; i < TXLAT_C_NCTR; i++)
 				tq->st.c[i] += st->c[i];
+			tq->st.max_len = MAX(tq->st.max_len, st->max_len);
+			tq->st.max_segs = MAX(tq->st.max_segs, st->max_segs);
 			for (i = 0; i < TXLAT_H_NKINDS; i++)
 				tq->st.sum_ns[i] += st->sum_ns[i];
 			for (i = 0; i < TXLAT_H_NKINDS; i++)

@@ -105,6 +105,9 @@ void txlat_q_window(struct txlat_q *now, const struct txlat_q *base)
 
 	for (i = 0; i < TXLAT_C_NCTR; i++)
 		now->st.c[i] -= MIN(base->st.c[i], now->st.c[i]);
+	/* the largest skb: the window's own when it grew, else no more than the one before */
+	if (!now->st.c[TXLAT_C_XMIT])
+		now->st.max_len = now->st.max_segs = 0;
 	for (k = 0; k < TXLAT_H_NKINDS; k++) {
 		int top = -1;
 
@@ -124,8 +127,10 @@ void txlat_q_window(struct txlat_q *now, const struct txlat_q *base)
 	}
 }
 
-static void counts_from(struct txlat_counts *c, const __u64 *v)
+static void counts_from(struct txlat_counts *c, const struct txlat_qstats *st)
 {
+	const __u64 *v = st->c;
+
 	c->xmit = v[TXLAT_C_XMIT];
 	c->bytes = v[TXLAT_C_XMIT_BYTES];
 	c->consumed = v[TXLAT_C_CONSUMED];
@@ -141,6 +146,10 @@ static void counts_from(struct txlat_counts *c, const __u64 *v)
 	c->tcp_orphaned = v[TXLAT_C_TCP_ORPHANED];
 	c->wfree_early = v[TXLAT_C_WFREE_EARLY];
 	c->peer = v[TXLAT_C_PEER];
+	c->gso = v[TXLAT_C_GSO];
+	c->segs = v[TXLAT_C_SEGS];
+	c->max_len = st->max_len;
+	c->max_segs = st->max_segs;
 }
 
 static void sum_q(struct txlat_q *dst, const struct txlat_q *src)
@@ -149,6 +158,8 @@ static void sum_q(struct txlat_q *dst, const struct txlat_q *src)
 
 	for (i = 0; i < TXLAT_C_NCTR; i++)
 		dst->st.c[i] += src->st.c[i];
+	dst->st.max_len = MAX(dst->st.max_len, src->st.max_len);
+	dst->st.max_segs = MAX(dst->st.max_segs, src->st.max_segs);
 	for (k = 0; k < TXLAT_H_NKINDS; k++) {
 		dst->st.sum_ns[k] += src->st.sum_ns[k];
 		if (src->st.max_ns[k] > dst->st.max_ns[k])
@@ -168,13 +179,13 @@ void txlat_result_compute(const struct txlat_q *q, struct txlat_result *r)
 	memset(&total, 0, sizeof(total));
 	r->active = 0;
 	for (i = 0; i < TXLAT_MAX_QUEUES; i++) {
-		counts_from(&r->q[i].c, q[i].st.c);
+		counts_from(&r->q[i].c, &q[i].st);
 		txlat_lat_from_hist(&q[i].h[TXLAT_H_FREE], q[i].st.max_ns[TXLAT_H_FREE],
 				    q[i].st.sum_ns[TXLAT_H_FREE], &r->q[i].free);
 		r->active += q[i].st.c[TXLAT_C_XMIT] > 0;
 		sum_q(&total, &q[i]);
 	}
-	counts_from(&r->c, total.st.c);
+	counts_from(&r->c, &total.st);
 	txlat_lat_from_hist(&total.h[TXLAT_H_FREE], total.st.max_ns[TXLAT_H_FREE],
 			    total.st.sum_ns[TXLAT_H_FREE], &r->free);
 	txlat_lat_from_hist(&total.h[TXLAT_H_WFREE], total.st.max_ns[TXLAT_H_WFREE],

@@ -160,5 +160,22 @@
 /* reconfig: a resume not seen this long after the change is reported as none (the probe itself
  * gives up after 10 s without progress). */
 #define VAL_RC_RESUME_MAX_S 12.0
+/* gso: the limits lowered one at a time while one flow runs: gso-max-size to the largest power
+ * of two at most a quarter of the limit in force (64 KiB: 16 KiB, 11 segments at MTU 1500),
+ * when that still holds this many MTU-sized segments, and gso-max-segs to VAL_GSO_SEGS. TCP
+ * builds its skbs up to the limit (tcp_tso_autosize: a millisecond of the pacing rate, above
+ * 16 KiB from 131 Mbit/s), so a limit binds when the largest skb reaches half of it (size) or
+ * it (segments); one that does not shows nothing. */
+#define VAL_GSO_SIZE_DIV 4
+#define VAL_GSO_MIN_SEGS 3
+#define VAL_GSO_SEGS	 4
+/* gso: the device's TX packets are wire packets or super-packets, told apart by the mean size of
+ * what it counted (its bytes over its packets, read together, so periodically refreshed
+ * counters still agree) against the traced bytes per wire segment and per skb. Within this
+ * factor of one: a segment's replicated headers add at most 134 bytes to 1448 (9%), and the
+ * control connection's few packets less. Only where the skbs carry this many segments each on
+ * average are the two apart (1.25 squared is 1.56). */
+#define VAL_GSO_COUNT_TOL  1.25
+#define VAL_GSO_APART_SEGS 1.6
 
 #endif

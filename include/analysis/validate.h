@@ -17,6 +17,7 @@ enum val_check {
 	VC_BQL,
 	VC_COUNTERS,
 	VC_RECONFIG,
+	VC_GSO,
 	VC_LARGE_MTU,
 	VC_NOTHING_LEFT,
 	VC__N
@@ -101,6 +102,24 @@ struct val_coal {
  * baseline's upper end + the setting + floor + serialization, and growing with it; the
  * baseline itself before the round trip. */
 void val_coal_judge(const struct val_coal *m, const char *knob, struct val_res *r);
+
+/* gso's measurements: one flow under the limits in force (the first) and one with each lowered,
+ * what txlat saw reach the driver and what the device counted meanwhile. */
+enum val_gso_lowered { VAL_GSO_NONE, VAL_GSO_SIZE, VAL_GSO_SEGS_LOWERED };
+struct val_gso_phase {
+	char what[48];
+	enum val_gso_lowered lowered;
+	uint64_t size_limit, segs_limit; /* in force: gso(-ipv4)-max-size, gso-max-segs */
+	uint64_t skbs, gso, segs, bytes, max_len, max_segs; /* traced at the driver's xmit */
+	uint64_t dev_pkts, dev_bytes;			    /* the device's TX counters */
+};
+struct val_gso {
+	unsigned int n;
+	struct val_gso_phase p[3];
+};
+/* gso's verdict from m (pure): no skb above the limits in force, a lowered limit reached (else
+ * inconclusive), and the device's packets either wire packets or super-packets. */
+void val_gso_judge(const struct val_gso *m, struct val_res *r);
 
 /* Run the selected checks on o->o.dev (namespace entered, device present), changing it only
  * temporarily, and fill rep. 0, or -errno after one line saying why the run could not go on

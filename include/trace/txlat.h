@@ -52,6 +52,10 @@ struct txlat_counts {
 	uint64_t tcp_orphaned;	   /* ...owned at xmit, orphaned before the free */
 	uint64_t wfree_early;	   /* tcp_wfree ran before the free (fentry only) */
 	uint64_t peer;		   /* received by the peer (receiver-side devices) */
+	uint64_t gso;		   /* GSO super-packets handed to the driver */
+	uint64_t segs;		   /* the wire packets all skbs make (gso_segs, or 1) */
+	uint64_t max_len;	   /* the longest skb handed to the driver, bytes */
+	uint64_t max_segs;	   /* the most gso_segs of one */
 };
 
 struct txlat_queue {
@@ -105,7 +109,8 @@ void txlat_log2_bin_us(int b, uint64_t *lo_us, uint64_t *hi_us);
 void txlat_lat_from_hist(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns,
 			 struct txlat_lat *l);
 /* now becomes the window since base: counts, sums and histograms less base's; the largest
- * sample is exact when it grew, else bounded by base's and the window's top bucket. */
+ * sample is exact when it grew, else bounded by base's and the window's top bucket; the
+ * longest skb and most segments likewise exact when they grew, else base's (an upper bound). */
 void txlat_q_window(struct txlat_q *now, const struct txlat_q *base);
 /* Counts, latencies, totals, orphans and verdict of r from raw queues q[TXLAT_QUEUES]; the
  * other fields of r (ksyms_ok first) are set beforehand. */

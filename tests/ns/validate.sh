@@ -64,14 +64,14 @@ V validate $VA --peer $IPB >$T/full.ktap 2>$T/full.err; rc=$?
 el=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 sed 's/^/# /' $T/full.ktap
 ktap_check "validate with a peer exits 0" test $rc -eq 0
-ktap_check "its KTAP parses; round-trip, counters, reconfig and nothing-left pass; the rest SKIP" ktap_parse $T/full.ktap \
-	round-trip="ok" counters="ok" reconfig="ok" nothing-left="ok" coalesce=skip tsq=skip ownership=skip bql=skip large-mtu=skip
+ktap_check "its KTAP parses; round-trip, counters, reconfig, gso and nothing-left pass; the rest SKIP" ktap_parse $T/full.ktap \
+	round-trip="ok" counters="ok" reconfig="ok" gso="ok" nothing-left="ok" coalesce=skip tsq=skip ownership=skip bql=skip large-mtu=skip
 ktap_check "SKIP reasons name the software device" bash -c "
 	grep -q '^ok 2 coalesce # SKIP $VA is a software device (veth, drvdb): no TX completion of its own' $T/full.ktap &&
 	grep -q '^ok 3 tsq # SKIP $VA is a software device (veth, drvdb): its skbs leave their socket' $T/full.ktap &&
 	grep -q '^ok 4 ownership # SKIP $VA is a software device (veth, drvdb): its skbs are freed by the receiver' $T/full.ktap &&
 	grep -q '^ok 5 bql # SKIP $VA is a software device (veth): none of its 2 TX queues has byte_queue_limits' $T/full.ktap &&
-	grep -q '^ok 8 large-mtu # SKIP $VA is a software device (veth, drvdb): its skbs leave their socket' $T/full.ktap"
+	grep -q '^ok 9 large-mtu # SKIP $VA is a software device (veth, drvdb): its skbs leave their socket' $T/full.ktap"
 ktap_check "round-trip set veth's rx and tx channels to two values each and put them back" \
 	grep -q "^# round-trip: channels rx (was 2): 1 reads 1, 2 reads 2; put back" $T/full.ktap
 ktap_check "counters: agreement shown with its numbers and bound" \
@@ -186,7 +186,7 @@ ktap_check "kill -9 at random moments: the next restore puts the channels back${
 one_line() { local pat=$1 err rc; shift; err=$("$@" 2>&1 >/dev/null); rc=$?
 	[ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s\n' "$err" | grep -qF -- "$pat" || { echo "rc=$rc: $err"; return 1; }; echo "# $err"; }
 ktap_check "--only with an unknown check lists the valid names" one_line \
-	"unknown check 'rings' (valid: round-trip,coalesce,tsq,ownership,bql,counters,reconfig,large-mtu,nothing-left)" V validate $VA --only rings
+	"unknown check 'rings' (valid: round-trip,coalesce,tsq,ownership,bql,counters,reconfig,gso,large-mtu,nothing-left)" V validate $VA --only rings
 ktap_check "--skip with an unknown check lists the valid names" one_line "unknown check 'bogus'" V validate $VA --skip tsq,bogus
 ktap_check "--only and --skip that leave nothing" one_line "leave no check to run" V validate $VA --only tsq --skip tsq
 ktap_check "--budget out of range" one_line "--budget needs seconds (1-3600)" V validate $VA --budget 0

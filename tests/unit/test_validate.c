@@ -27,7 +27,7 @@ static void test_parse_list(void **state)
 	/* a prefix, an empty name, a trailing comma and a misspelling are not names */
 	assert_int_equal(val_parse_list("round", &m, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "unknown check 'round' (valid: round-trip,coalesce,tsq,ownership,"
-				 "bql,counters,reconfig,large-mtu,nothing-left)");
+				 "bql,counters,reconfig,gso,large-mtu,nothing-left)");
 	assert_int_equal(val_parse_list("", &m, err, sizeof(err)), -EINVAL);
 	assert_int_equal(val_parse_list("tsq,", &m, err, sizeof(err)), -EINVAL);
 	assert_int_equal(val_parse_list("tsq,bql,TSQ", &m, err, sizeof(err)), -EINVAL);
@@ -255,12 +255,108 @@ static void test_coal_judge(void **state)
 	assert_non_null(strstr(r.reason, "from tx-usecs 100 to 400"));
 }
 
+/* A phase of gso: n skbs of len bytes and segs segments each, the device counting dev_per
+ * of them as one packet (1: super-packets, segs: wire packets). */
+static struct val_gso_phase gso_ph(enum val_gso_lowered low, uint64_t size_limit,
+				   uint64_t segs_limit, uint64_t n, uint64_t len, uint64_t segs,
+				   uint64_t dev_per)
+{
+	struct val_gso_phase p = { .lowered = low,
+				   .size_limit = size_limit,
+				   .segs_limit = segs_limit };
+
+	snprintf(p.what, sizeof(p.what), "phase %d", (int)low);
+	p.skbs = n;
+	p.gso = segs > 1 ? n : 0;
+	p.segs = n * segs;
+	p.bytes = n * len;
+	p.max_len = len;
+	p.max_segs = segs;
+	p.dev_pkts = n * dev_per;
+	p.dev_bytes = n * len + n * (dev_per - 1) * 66; /* wire bytes carry replicated headers */
+	return p;
+}
+
+static void test_gso_judge(void **state)
+{
+	struct val_res r;
+	struct val_gso m;
+
+	(void)state;
+	/* within the limits, both lowered limits reached, wire packets counted */
+	memset(&r, 0, sizeof(r));
+	m = (struct val_gso){ 3,
+			      { gso_ph(VAL_GSO_NONE, 65536, 65535, 1000, 64074, 44, 44),
+				gso_ph(VAL_GSO_SIZE, 16384, 65535, 4000, 15994, 11, 11),
+				gso_ph(VAL_GSO_SEGS_LOWERED, 65536, 4, 9000, 5858, 4, 4) } };
+	val_gso_judge(&m, &r);
+	assert_int_equal(r.res, VR_PASS);
+	assert_non_null(strstr(r.reason, "2 of 2 lowered limits reached"));
+	assert_non_null(strstr(r.reason, "counted as wire packets"));
+
+	/* a device counting super-packets (veth, virtio_net) passes too, and says so */
+	memset(&r, 0, sizeof(r));
+	m.p[0] = gso_ph(VAL_GSO_NONE, 65536, 65535, 1000, 64074, 44, 1);
+	m.p[1] = gso_ph(VAL_GSO_SIZE, 16384, 65535, 4000, 15994, 11, 1);
+	m.p[2] = gso_ph(VAL_GSO_SEGS_LOWERED, 65536, 4, 9000, 5858, 4, 1);
+	val_gso_judge(&m, &r);
+	assert_int_equal(r.res, VR_PASS);
+	assert_non_null(strstr(r.reason, "counted as super-packets"));
+
+	/* an skb above the lowered size */
+	memset(&r, 0, sizeof(r));
+	m.p[1] = gso_ph(VAL_GSO_SIZE, 16384, 65535, 4000, 20000, 14, 1);
+	val_gso_judge(&m, &r);
+	assert_int_equal(r.res, VR_FAIL);
+	assert_non_null(strstr(r.reason, "an skb of 20000 bytes reached the driver, above 16384"));
+
+	/* more segments than gso-max-segs */
+	memset(&r, 0, sizeof(r));
+	m.p[1] = gso_ph(VAL_GSO_SIZE, 16384, 65535, 4000, 15994, 11, 1);
+	m.p[2] = gso_ph(VAL_GSO_SEGS_LOWERED, 65536, 4, 9000, 8754, 6, 1);
+	val_gso_judge(&m, &r);
+	assert_int_equal(r.res, VR_FAIL);
+	assert_non_null(strstr(r.reason, "6 segments"));
+
+	/* counted as neither: half the wire packets */
+	memset(&r, 0, sizeof(r));
+	m.p[2] = gso_ph(VAL_GSO_SEGS_LOWERED, 65536, 4, 9000, 5858, 4, 1);
+	m.p[0].dev_pkts = 1000 * 22;
+	val_gso_judge(&m, &r);
+	assert_int_equal(r.res, VR_FAIL);
+	assert_non_null(strstr(r.reason, "22000 packets"));
+
+	/* wire packets in one flow, super-packets in another */
+	memset(&r, 0, sizeof(r));
+	m.p[0] = gso_ph(VAL_GSO_NONE, 65536, 65535, 1000, 64074, 44, 44);
+	val_gso_judge(&m, &r);
+	assert_int_equal(r.res, VR_FAIL);
+	assert_non_null(strstr(r.reason, "wire packets in one flow and super-packets"));
+
+	/* no lowered limit reached: inconclusive, not a pass */
+	memset(&r, 0, sizeof(r));
+	m.p[0] = gso_ph(VAL_GSO_NONE, 65536, 65535, 1000, 5858, 4, 1);
+	m.p[1] = gso_ph(VAL_GSO_SIZE, 16384, 65535, 4000, 5858, 4, 1);
+	m.p[2] = gso_ph(VAL_GSO_SEGS_LOWERED, 65536, 4, 9000, 2962, 2, 1);
+	val_gso_judge(&m, &r);
+	assert_int_equal(r.res, VR_SKIP);
+	assert_non_null(strstr(r.reason, "inconclusive"));
+
+	/* no super-packet reaches the driver */
+	memset(&r, 0, sizeof(r));
+	m.n = 1;
+	m.p[0] = gso_ph(VAL_GSO_NONE, 65536, 65535, 1000, 1514, 1, 1);
+	val_gso_judge(&m, &r);
+	assert_int_equal(r.res, VR_SKIP);
+	assert_non_null(strstr(r.reason, "TSO off?"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_list), cmocka_unit_test(test_rt_values),
 		cmocka_unit_test(test_ktap),	   cmocka_unit_test(test_json),
-		cmocka_unit_test(test_coal_judge),
+		cmocka_unit_test(test_coal_judge), cmocka_unit_test(test_gso_judge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,9 +75,10 @@ static __always_inline void record(struct txlat_qstats *st, __u32 q, __u32 kind,
 static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct txlat_skb e = {};
+	struct skb_shared_info *si;
 	struct txlat_qstats *st;
 	__u64 key = (__u64)skb;
-	__u32 q;
+	__u32 q, len, segs, gso;
 
 	if (!dev)
 		dev = BPF_CORE_READ(skb, dev);
@@ -94,8 +95,20 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
 	e.ts = bpf_ktime_get_ns();
 	e.head = (__u64)BPF_CORE_READ(skb, head);
 	e.queue = q;
+	len = BPF_CORE_READ(skb, len);
 	st->c[TXLAT_C_XMIT]++;
-	st->c[TXLAT_C_XMIT_BYTES] += BPF_CORE_READ(skb, len);
+	st->c[TXLAT_C_XMIT_BYTES] += len;
+	if (len > st->max_len)
+		st->max_len = len;
+	/* what the stack built within gso_max_size/gso_max_segs, as the driver gets it */
+	si = (struct skb_shared_info *)(e.head + BPF_CORE_READ(skb, end));
+	gso = BPF_CORE_READ(si, gso_size);
+	segs = gso ? BPF_CORE_READ(si, gso_segs) : 1;
+	if (gso)
+		st->c[TXLAT_C_GSO]++;
+	st->c[TXLAT_C_SEGS] += segs;
+	if (segs > st->max_segs)
+		st->max_segs = segs;
 	if (skb_is_tcp(skb)) {
 		__u64 d = (__u64)BPF_CORE_READ(skb, destructor);
 

@@ -36,6 +36,8 @@ enum txlat_ctr {
 	TXLAT_C_TCP_ORPHANED,	/* tcp_wfree at xmit, gone at free: orphaned after xmit */
 	TXLAT_C_WFREE_EARLY,	/* tcp_wfree ran before the free (fentry) */
 	TXLAT_C_PEER, /* received by the peer (netif_receive_skb), receiver-side devices */
+	TXLAT_C_GSO,  /* GSO super-packets handed to the driver (gso_size set) */
+	TXLAT_C_SEGS, /* the wire packets they make: gso_segs of a GSO skb, 1 of another */
 	TXLAT_C_NCTR,
 };
 
@@ -43,6 +45,8 @@ struct txlat_qstats {
 	__u64 c[TXLAT_C_NCTR];
 	__u64 max_ns[TXLAT_H_NKINDS];
 	__u64 sum_ns[TXLAT_H_NKINDS];
+	__u64 max_len;	/* the longest skb handed to the driver, bytes */
+	__u64 max_segs; /* the most gso_segs of one */
 };
 
 struct txlat_hist {

@@ -38,7 +38,13 @@ struct sk_buff {
 	__u16 queue_mapping;
 	__be16 protocol;
 	__u16 network_header;
+	unsigned int end; /* sk_buff_data_t: an offset from head on 64-bit */
 	unsigned char *head;
+};
+
+struct skb_shared_info {
+	unsigned short gso_size;
+	unsigned short gso_segs;
 };
 
 struct trace_event_raw_net_dev_start_xmit {

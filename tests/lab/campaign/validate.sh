@@ -17,7 +17,7 @@ lab_host_run "$0" "${LAB_VAL_TIMEOUT:-3000}" "validate: txsim's modes against th
 export ETHTUNE_STATE_DIR=$(mktemp -d)
 T=$(mktemp -d)
 A="ip netns exec $LAB_NS_A" B="ip netns exec $LAB_NS_B"
-ALL="round-trip coalesce tsq ownership bql counters reconfig nothing-left"
+ALL="round-trip coalesce tsq ownership bql counters reconfig gso nothing-left"
 ktap_header "validate on txsim in the guest ($(uname -r))"
 
 # mode NAME: txsim0 into the mode; what it must fail (the rest must pass or SKIP)
@@ -41,7 +41,7 @@ mode() {
 	# fills the ring): measured on 7.2, 11 TX timeouts
 	never-wake) $A ethtool -G txsim0 tx 16; $A ethtool -K txsim0 tso off >/dev/null
 		$A ethtool --set-priv-flags txsim0 never-wake on
-		FAILS="tsq ownership bql counters reconfig large-mtu nothing-left" ;;
+		FAILS="tsq ownership bql counters reconfig gso large-mtu nothing-left" ;;
 	esac
 }
 
