@@ -100,7 +100,7 @@ ktap_check "--ktap under --json prints KTAP" bash -c "ip netns exec $A '$E' --js
 # 3. No peer: only the checks that need no traffic run.
 V validate $VA >$T/nopeer.ktap 2>&1; rc=$?
 ktap_check "without --peer exits 0; traffic checks SKIP with the reason" bash -c "[ $rc -eq 0 ] &&
-	[ \$(grep -c '# SKIP no --peer: this check needs traffic' $T/nopeer.ktap) -eq 7 ]"
+	[ \$(grep -c '# SKIP no --peer: this check needs traffic' $T/nopeer.ktap) -eq 8 ]"
 ktap_check "without --peer round-trip and nothing-left run and pass" ktap_parse $T/nopeer.ktap \
 	round-trip="ok" nothing-left="ok" counters=skip
 
