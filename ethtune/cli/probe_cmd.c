@@ -74,82 +74,6 @@ static void progress(void *arg, unsigned int iter, double el, double total, doub
 	fflush(stderr);
 }
 
-static const char *const sysctls[] = {
-	"net/core/rmem_max",
-	"net/core/wmem_max",
-	"net/core/rmem_default",
-	"net/core/wmem_default",
-	"net/core/default_qdisc",
-	"net/core/busy_poll",
-	"net/core/busy_read",
-	"net/core/netdev_max_backlog",
-	"net/ipv4/tcp_rmem",
-	"net/ipv4/tcp_wmem",
-	"net/ipv4/tcp_mem",
-	"net/ipv4/tcp_congestion_control",
-	"net/ipv4/tcp_limit_output_bytes",
-	"net/ipv4/tcp_autocorking",
-	"net/ipv4/tcp_notsent_lowat",
-	"net/ipv4/tcp_moderate_rcvbuf",
-	"net/ipv4/tcp_shrink_window",
-	"net/ipv4/tcp_tso_win_divisor",
-	"net/ipv4/tcp_min_tso_segs",
-	"net/ipv4/tcp_pacing_ss_ratio",
-	"net/ipv4/tcp_pacing_ca_ratio",
-	"net/ipv4/tcp_no_metrics_save",
-	"net/ipv4/tcp_timestamps",
-	"net/ipv4/tcp_sack",
-	"net/ipv4/tcp_ecn",
-	"net/ipv4/tcp_adv_win_scale",
-	"net/ipv4/tcp_mtu_probing",
-	NULL,
-};
-
-static void print_environment(const struct probe_result *res)
-{
-	char path[128], buf[256], key[64], ts[32], *p;
-	struct utsname u;
-	time_t now;
-	unsigned int i;
-
-	uname(&u);
-	now = time(NULL);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	open_json_object("environment");
-	print_string(PRINT_JSON, "date", NULL, ts);
-	print_string(PRINT_JSON, "ethtune-version", NULL, ETHTUNE_VERSION);
-	print_string(PRINT_JSON, "kernel", NULL, u.release);
-	print_string(PRINT_JSON, "kernel-build", NULL, u.version);
-	print_string(PRINT_JSON, "machine", NULL, u.machine);
-	print_string(PRINT_JSON, "hostname", NULL, u.nodename);
-	print_uint(PRINT_JSON, "cpus", NULL, sysconf(_SC_NPROCESSORS_ONLN));
-	print_string(PRINT_JSON, "netns", NULL, et_opts.netns ? et_opts.netns : "");
-	print_string(PRINT_JSON, "peer-version", NULL, res->peer_version);
-	open_json_object("sysctls");
-	for (i = 0; sysctls[i]; i++) {
-		snprintf(path, sizeof(path), "/proc/sys/%s", sysctls[i]);
-		if (read_file_str(path, buf, sizeof(buf)))
-			continue;
-		buf[strcspn(buf, "\n")] = 0;
-		for (p = buf; *p; p++)
-			if (*p == '\t')
-				*p = ' ';
-		snprintf(key, sizeof(key), "%s", sysctls[i]);
-		for (p = key; *p; p++)
-			if (*p == '/')
-				*p = '.';
-		print_string(PRINT_JSON, key, NULL, buf);
-	}
-	close_json_object();
-	if (res->dev.dev[0]) {
-		open_json_object("device");
-		print_string(PRINT_JSON, "name", NULL, res->dev.dev);
-		show_device(res->dev.dev);
-		close_json_object();
-	}
-	close_json_object();
-}
-
 static void print_config(const struct probe_cfg *c)
 {
 	open_json_object("config");
@@ -515,6 +439,36 @@ static int probe_opt(void *ctx, int id, const char *v, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+int probe_cmd_set(struct probe_cfg *cfg, const char *name, const char *value, char *err,
+		  size_t errlen)
+{
+	static const char *const dims[] = { "test",	"duration",  "warmup", "flows",
+					    "msg-size", "recv-size", "sndbuf", "rcvbuf",
+					    "nodelay",	"cc",	     "cpu",    "bind-dev",
+					    "peer",	"port",	     NULL };
+	size_t i, k;
+
+	for (k = 0; dims[k] && strcmp(dims[k], name); k++)
+		;
+	for (i = 0; probe_opts[i].name && strcmp(probe_opts[i].name, name); i++)
+		;
+	if (!dims[k] || !probe_opts[i].name) {
+		snprintf(err, errlen, "'%s' is not a probe option a matrix can set", name);
+		return -EINVAL;
+	}
+	if (probe_opts[i].has_arg == no_argument) {
+		if (!strcmp(value, "on") || !strcmp(value, "true"))
+			return probe_opt(cfg, probe_opts[i].id, NULL, err, errlen);
+		if (strcmp(value, "off") && strcmp(value, "false")) {
+			snprintf(err, errlen, "%s takes on or off, not '%s'", name, value);
+			return -EINVAL;
+		}
+		cfg->nodelay = false;
+		return 0;
+	}
+	return probe_opt(cfg, probe_opts[i].id, value, err, errlen);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_cfg cfg;
@@ -577,7 +531,7 @@ int cmd_probe(int argc, char **argv)
 		snprintf(res->dev.dev, sizeof(res->dev.dev), "%s", cfg.bind_dev);
 	print_results(&cfg, res);
 	if (is_json_context())
-		print_environment(res);
+		probe_print_environment(res->dev.dev, res->peer_version);
 	else if (et_opts.verbose && res->peer_version[0])
 		printf("peer runs ethtune %s\n", res->peer_version);
 	delete_json_obj();

@@ -1,6 +1,8 @@
 /* Text and JSON through one call per value: JSON is built with jansson, text goes to stdout. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <jansson.h>
 
@@ -39,6 +41,35 @@ void delete_json_obj(void)
 	json_decref(jstack[0]);
 	jdepth = -1;
 	json_mode = 0;
+}
+
+int delete_json_obj_to(const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int ret = 0;
+
+	if (!json_mode || jdepth < 0)
+		return -EINVAL;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	errno = 0;
+	f = fopen(tmp, "w");
+	if (!f)
+		ret = -errno;
+	else if (json_dumpf(jstack[0], f,
+			    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) ||
+		 fputc('\n', f) == EOF || fflush(f) || fsync(fileno(f)))
+		ret = errno ? -errno : -EIO;
+	if (f && fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	json_decref(jstack[0]);
+	jdepth = -1;
+	json_mode = 0;
+	return ret;
 }
 
 /* Put v into the current container: under key in an object, appended in an array. */

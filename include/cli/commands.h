@@ -19,6 +19,13 @@ int cmd_diagnose(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
+
+/* One probe option by its long name as `ethtune probe --NAME VALUE` takes it (a matrix cell's
+ * dimension or fixed value); a switch (nodelay) takes on or off. 0 or -EINVAL with one line. */
+struct probe_cfg;
+int probe_cmd_set(struct probe_cfg *cfg, const char *name, const char *value, char *err,
+		  size_t errlen);
 
 /* rdma probe's arguments (argv after "probe"): 0, CLI_HELP, or -EINVAL/-ERANGE with one line
  * in err. */

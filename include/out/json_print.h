@@ -18,6 +18,9 @@ enum output_type {
 /* Start a document: json != 0 selects JSON, collected and written by delete_json_obj(). */
 void new_json_obj(int json);
 void delete_json_obj(void);
+/* The JSON document to path instead of stdout, whole or not at all (a temporary file renamed
+ * over it after fsync); 0 or -errno. Ends the document as delete_json_obj() does. */
+int delete_json_obj_to(const char *path);
 bool is_json_context(void);
 
 void open_json_object(const char *key);

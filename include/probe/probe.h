@@ -140,6 +140,11 @@ int probe_cfg_check(const struct probe_cfg *cfg, char *err, size_t errlen);
  * Ignores SIGPIPE for the process. May be called repeatedly (sweeps). */
 int probe_run(const struct probe_cfg *cfg, struct probe_result *res);
 
+/* The "environment" object of a JSON document (nothing in text): date, versions, kernel, host,
+ * the sysctls that govern a TCP measurement and, where dev is set, the device as show reports
+ * it; peer_version may be "". */
+void probe_print_environment(const char *dev, const char *peer_version);
+
 /* "host:port", "[v6]:port", "v6" or "host" into host and port (default defport). */
 int probe_peer_split(const char *s, uint16_t defport, char *host, size_t hl, uint16_t *port);
 const char *probe_test_name(enum probe_test t);
