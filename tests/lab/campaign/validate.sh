@@ -17,7 +17,7 @@ lab_host_run "$0" "${LAB_VAL_TIMEOUT:-3000}" "validate: txsim's modes against th
 export ETHTUNE_STATE_DIR=$(mktemp -d)
 T=$(mktemp -d)
 A="ip netns exec $LAB_NS_A" B="ip netns exec $LAB_NS_B"
-ALL="round-trip coalesce tsq ownership bql counters reconfig gso nothing-left"
+ALL="round-trip coalesce tsq ownership bql counters reconfig gso large-mtu nothing-left"
 ktap_header "validate on txsim in the guest ($(uname -r))"
 
 # mode NAME: txsim0 into the mode; what it must fail (the rest must pass or SKIP)
