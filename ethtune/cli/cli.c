@@ -10,8 +10,9 @@
 #define CLI_MAX_OPTS 64
 
 const struct cli_cmd *const cli_commands[] = {
-	&cli_show,  &cli_set,	&cli_restore, &cli_sweep,   &cli_tune, &cli_diagnose,	&cli_validate, &cli_serve,
-	&cli_probe, &cli_txlat, &cli_model,   &cli_profile, &cli_rdma, &cli_matrix, &cli_completion, NULL,
+	&cli_show,     &cli_set,    &cli_restore, &cli_sweep,	   &cli_tune,  &cli_diagnose,
+	&cli_validate, &cli_serve,  &cli_probe,	  &cli_txlat,	   &cli_model, &cli_profile,
+	&cli_rdma,     &cli_matrix, &cli_compare, &cli_completion, NULL,
 };
 
 static const struct cli_opt help_opt[] = {

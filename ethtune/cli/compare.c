@@ -10,9 +10,6 @@
 #include "util/ethtune.h"
 #include "analysis/compare.h"
 
-/* Also in include/cli/commands.h once the command is listed there. */
-int cmd_compare(int argc, char **argv);
-
 enum {
 	O_THRESHOLD = CLI_LONG,
 	O_ALPHA,

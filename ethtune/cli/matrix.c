@@ -144,16 +144,23 @@ static int load_spec(const char *path, struct mx_run *m, char *err, size_t errle
 		"dimensions",	  NULL
 	};
 	json_error_t je;
-	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je), *v, *dims, *fixed;
+	json_t *doc, *v, *dims, *fixed;
 	const char *k, *s;
 	double imin = 3, imax = 10;
 	unsigned int i;
 	size_t j;
 	int ret = -EINVAL;
+	FILE *f = fopen(path, "r");
 
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	fclose(f);
 	if (!doc) {
-		snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
-		return access(path, R_OK) ? -ENOENT : -EINVAL;
+		snprintf(err, errlen, "%s: not JSON: %s (line %d)", path, je.text, je.line);
+		return -EINVAL;
 	}
 	if (!json_is_object(doc)) {
 		snprintf(err, errlen, "%s: not a JSON object", path);

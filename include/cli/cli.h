@@ -59,7 +59,7 @@ void cli_completion_bash(FILE *f);
 /* Per-command tables (ethtune/cli/<command>.c). */
 extern const struct cli_cmd cli_show, cli_set, cli_restore, cli_serve, cli_probe, cli_txlat,
 	cli_sweep, cli_diagnose, cli_tune, cli_validate, cli_model, cli_profile, cli_rdma, cli_completion,
-	cli_matrix;
+	cli_matrix, cli_compare;
 
 /* Options sweep, diagnose and tune share (ethtune/cli/sweep_opts.c). */
 struct sweep_opts;

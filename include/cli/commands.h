@@ -10,6 +10,7 @@ int cmd_restore(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_rdma(int argc, char **argv);
 int cmd_txlat(int argc, char **argv);

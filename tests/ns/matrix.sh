@@ -89,6 +89,31 @@ for f in small-rcvbuf rr-pinned; do
 		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d[\"complete\"] and all(c[\"n\"] >= 1 and c[\"stop\"] for c in d[\"cells\"]) else 1)' $T/s-$f/$host.json"
 done
 
+# 5. compare: the matrix again with a small tcp_rmem where the data is received (maerts: here):
+#    the autotuned cell regresses, the fixed SO_RCVBUF one cannot, and the sysctl shows.
+cat >$T/rmem.json <<EOM
+{ "name": "rmem", "test": "maerts", "duration-s": 0.5, "warmup-s": 0.2,
+  "iterations-min": 4, "iterations-max": 6, "width-pct": 5,
+  "dimensions": { "rcvbuf": ["256K", "auto"] } }
+EOM
+rmem0=$(ip netns exec $A sysctl -n net.ipv4.tcp_rmem)
+M matrix $T/rmem.json --peer $IPB --dev $VA --out $T/base >/dev/null 2>&1; rc1=$?
+ip netns exec $A sysctl -qw net.ipv4.tcp_rmem="4096 8192 8192"
+M matrix $T/rmem.json --peer $IPB --dev $VA --out $T/new >/dev/null 2>&1; rc2=$?
+ip netns exec $A sysctl -qw net.ipv4.tcp_rmem="$rmem0"
+"$E" compare $T/base $T/new >$T/cmp.txt 2>&1; rc=$?
+"$E" --json compare $T/base $T/new >$T/cmp.json 2>/dev/null
+sed 's/^/# /' $T/cmp.txt
+ktap_check "both runs complete" test $rc1 -eq 0 -a $rc2 -eq 0
+ktap_check "compare exits 1: the autotuned cell regressed, significant after Holm" bash -c "[ $rc -eq 1 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d[\"hosts\"][0][\"cells\"] if c[\"params\"] == {\"rcvbuf\": \"auto\"}][0]
+sys.exit(0 if c[\"verdict\"] == \"regression\" and c[\"p-adjusted\"] < 0.05 else 1)' $T/cmp.json"
+ktap_check "the environment diff shows tcp_rmem" grep -q "sysctls.net.ipv4.tcp_rmem: $rmem0 -> 4096 8192 8192" $T/cmp.txt
+ktap_check "the output names its test" grep -q "^test: Welch's t-test per cell, Holm-Bonferroni over 2 cells" $T/cmp.txt
+ktap_schema "compare --json fits docs/schema/compare.json" compare $T/cmp.json
+
 # 4. Bad input: one line, exit 2, nothing changed.
 one_line() { local pat=$1 err rc; shift; err=$("$@" 2>&1 >/dev/null); rc=$?
 	[ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s\n' "$err" | grep -qF -- "$pat" || { echo "rc=$rc: $err"; return 1; }; echo "# $err"; }

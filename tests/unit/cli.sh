@@ -8,7 +8,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export ETHTUNE_STATE_DIR=$T/state	# the start-up journal check reads an empty journal
 mkdir -p "$ETHTUNE_STATE_DIR"
-cmds="show set restore serve probe txlat sweep diagnose validate tune model profile rdma matrix completion"
+cmds="show set restore serve probe txlat sweep diagnose validate tune model profile rdma matrix compare completion"
 n=0
 for c in $cmds; do n=$((n + 5)); done
 echo "KTAP version 1"

@@ -43,6 +43,9 @@ run restore restore --list
 run rdma rdma list
 run show show lo
 run show -v show lo
+run compare compare tests/fixtures/compare/base.json tests/fixtures/compare/rerun.json
+run compare compare tests/fixtures/compare/base.json tests/fixtures/compare/incomplete.json
+run compare compare tests/fixtures/compare/missing.json tests/fixtures/compare/base.json
 
 # Documents of commands that need root, a peer or a lab, rebuilt from their print code.
 for f in tests/fixtures/json/*.json; do
