@@ -86,6 +86,9 @@
 /* latency: within this share of the lowest median RR latency a setting is as good, and the
  * smaller delay wins. */
 #define TUNE_LATENCY_NEAR 0.10
+/* tune: Welch's test may excuse a shortfall beyond the band (noise), but not one beyond twice
+ * the band: then the loss is larger than any noise the band was sized for. */
+#define TUNE_NEAR_SLACK 2
 /* cpu: settings at or above this share of the best throughput compete on CPU per Gbit/s. */
 #define TUNE_CPU_MIN_SHARE 0.9
 /* balanced: RR p99 at most this many times the best setting's. */

@@ -61,7 +61,8 @@ cat >$T/long.json <<EOM
   "iterations-min": 6, "iterations-max": 6,
   "dimensions": { "rcvbuf": ["64K", "auto"], "channels.tx": [1, 2] } }
 EOM
-M matrix $T/long.json --peer $IPB --dev $VA --out $T/l >/dev/null 2>&1 &
+# not through M: the signal must reach ethtune, not a subshell
+ip netns exec $A "$E" matrix $T/long.json --peer $IPB --dev $VA --out $T/l >/dev/null 2>&1 &
 pid=$!
 for i in $(seq 150); do
 	[ -f $T/l/$host.json ] && py $T/l/$host.json 'sum(len(c["values"]) for c in d["cells"]) >= 3' 2>/dev/null && break
@@ -96,7 +97,7 @@ cat >$T/rmem.json <<EOM
   "iterations-min": 4, "iterations-max": 6, "width-pct": 5,
   "dimensions": { "rcvbuf": ["256K", "auto"] } }
 EOM
-rmem0=$(ip netns exec $A sysctl -n net.ipv4.tcp_rmem)
+rmem0=$(ip netns exec $A sysctl -n net.ipv4.tcp_rmem | tr -s '\t' ' ')
 M matrix $T/rmem.json --peer $IPB --dev $VA --out $T/base >/dev/null 2>&1; rc1=$?
 ip netns exec $A sysctl -qw net.ipv4.tcp_rmem="4096 8192 8192"
 M matrix $T/rmem.json --peer $IPB --dev $VA --out $T/new >/dev/null 2>&1; rc2=$?
