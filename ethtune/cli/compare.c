@@ -9,10 +9,18 @@
 #include "cli/commands.h"
 #include "util/ethtune.h"
 #include "analysis/compare.h"
+#include "out/html.h"
+#include "out/json_print.h"
 
 enum {
 	O_THRESHOLD = CLI_LONG,
 	O_ALPHA,
+	O_HTML,
+};
+
+struct compare_args {
+	struct cmp_opts o;
+	const char *html;
 };
 
 static const struct cli_opt compare_opts[] = {
@@ -20,6 +28,8 @@ static const struct cli_opt compare_opts[] = {
 	  "smallest change of the mean that counts, percent (default 5)" },
 	{ "alpha", O_ALPHA, required_argument, "A",
 	  "family-wise significance level over all cells (default 0.05)" },
+	{ "html", O_HTML, required_argument, "FILE",
+	  "also write the report as one self-contained HTML page (inline SVG charts)" },
 	CLI_END,
 };
 
@@ -32,7 +42,8 @@ const struct cli_cmd cli_compare = {
 
 static int compare_opt(void *ctx, int id, const char *val, char *err, size_t errlen)
 {
-	struct cmp_opts *o = ctx;
+	struct compare_args *a = ctx;
+	struct cmp_opts *o = &a->o;
 	char *end;
 	double v;
 
@@ -53,21 +64,24 @@ static int compare_opt(void *ctx, int id, const char *val, char *err, size_t err
 		}
 		o->alpha = v;
 		return 0;
+	case O_HTML:
+		a->html = val;
+		return html_check_path(val, err, errlen);
 	}
 	return -EINVAL;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-	struct cmp_opts o = {
-		.alpha = CMP_ALPHA_DEFAULT,
-		.threshold_pct = CMP_THRESHOLD_DEFAULT,
+	struct compare_args a = {
+		.o.alpha = CMP_ALPHA_DEFAULT,
+		.o.threshold_pct = CMP_THRESHOLD_DEFAULT,
 	};
 	unsigned int regressions;
 	char err[600];
 	int ret, rc;
 
-	if (cli_args(&cli_compare, &argc, argv, compare_opt, &o, &rc))
+	if (cli_args(&cli_compare, &argc, argv, compare_opt, &a, &rc))
 		return rc;
 	if (argc < 3)
 		return cli_usage_err(
@@ -75,8 +89,20 @@ int cmd_compare(int argc, char **argv)
 			"needs BASE and NEW (ethtune matrix result files or directories)");
 	if (argc > 3)
 		return cli_usage_err(&cli_compare, "unexpected argument '%s'", argv[3]);
-	o.json = et_opts.json;
-	ret = cmp_run(argv[1], argv[2], &o, &regressions, err, sizeof(err));
+	a.o.json = et_opts.json;
+	if (a.html)
+		json_record();
+	ret = cmp_run(argv[1], argv[2], &a.o, &regressions, err, sizeof(err));
+	if (!ret && a.html) {
+		json_t *doc = json_take_recorded();
+
+		ret = doc ? html_report(a.html, HTML_COMPARE, doc) : -ENODATA;
+		json_decref(doc);
+		if (ret) {
+			et_err("compare: cannot write %s: %s", a.html, strerror(-ret));
+			return EXIT_FAIL;
+		}
+	}
 	if (ret == -ENOMEM) {
 		et_err("compare: %s", err);
 		return EXIT_FAIL;

@@ -10,19 +10,37 @@
 
 #define JSTACK_MAX 32
 
+/* json_mode: the document goes to stdout as JSON and no text is printed; json_tree: the
+ * document is being built (JSON, or text with a recording asked for by json_record()). */
 static int json_mode;
+static bool json_tree, record_next;
 static json_t *jstack[JSTACK_MAX];
 static int jdepth = -1;
+static json_t *recorded;
 
 bool is_json_context(void)
 {
 	return json_mode;
 }
 
+void json_record(void)
+{
+	record_next = true;
+}
+
+json_t *json_take_recorded(void)
+{
+	json_t *j = recorded;
+
+	recorded = NULL;
+	return j;
+}
+
 void new_json_obj(int json)
 {
 	json_mode = json;
-	if (!json)
+	json_tree = json || record_next;
+	if (!json_tree)
 		return;
 	jstack[0] = json_object();
 	jdepth = 0;
@@ -30,17 +48,32 @@ void new_json_obj(int json)
 	json_object_set_new(jstack[0], "schema-version", json_integer(ETHTUNE_SCHEMA_VERSION));
 }
 
-void delete_json_obj(void)
+/* The finished document: kept for json_take_recorded() where a recording was asked for. */
+static void end_doc(void)
 {
-	if (!json_mode || jdepth < 0)
-		return;
-	json_dumpf(jstack[0], stdout,
-		   JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	fputc('\n', stdout);
-	fflush(stdout);
-	json_decref(jstack[0]);
+	if (record_next) {
+		json_decref(recorded);
+		recorded = jstack[0];
+		record_next = false;
+	} else {
+		json_decref(jstack[0]);
+	}
 	jdepth = -1;
 	json_mode = 0;
+	json_tree = false;
+}
+
+void delete_json_obj(void)
+{
+	if (!json_tree || jdepth < 0)
+		return;
+	if (json_mode) {
+		json_dumpf(jstack[0], stdout,
+			   JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
+	end_doc();
 }
 
 int delete_json_obj_to(const char *path)
@@ -66,9 +99,7 @@ int delete_json_obj_to(const char *path)
 		ret = -errno;
 	if (ret)
 		unlink(tmp);
-	json_decref(jstack[0]);
-	jdepth = -1;
-	json_mode = 0;
+	end_doc();
 	return ret;
 }
 
@@ -104,42 +135,38 @@ static void jpush(const char *key, json_t *v)
 
 void open_json_object(const char *key)
 {
-	if (json_mode)
+	if (json_tree)
 		jpush(key, json_object());
 }
 
 void close_json_object(void)
 {
-	if (json_mode && jdepth > 0)
+	if (json_tree && jdepth > 0)
 		jdepth--;
 }
 
 void open_json_array(enum output_type t, const char *key)
 {
-	if (json_mode && (t & PRINT_JSON))
+	if (json_tree && (t & PRINT_JSON))
 		jpush(key, json_array());
-	else if (!json_mode && (t & PRINT_FP) && key)
+	if (!json_mode && (t & PRINT_FP) && key)
 		printf("%s", key);
 }
 
 void close_json_array(enum output_type t, const char *delim)
 {
-	if (json_mode && (t & PRINT_JSON)) {
-		if (jdepth > 0)
-			jdepth--;
-	} else if (!json_mode && (t & PRINT_FP) && delim) {
+	if (json_tree && (t & PRINT_JSON) && jdepth > 0)
+		jdepth--;
+	if (!json_mode && (t & PRINT_FP) && delim)
 		printf("%s", delim);
-	}
 }
 
 #define PRINT_BODY(jexpr)                                                                          \
 	do {                                                                                       \
-		if (json_mode) {                                                                   \
-			if (t & PRINT_JSON)                                                        \
-				jput(key, jexpr);                                                  \
-		} else if ((t & PRINT_FP) && fmt) {                                                \
+		if (json_tree && (t & PRINT_JSON))                                                 \
+			jput(key, jexpr);                                                          \
+		if (!json_mode && (t & PRINT_FP) && fmt)                                           \
 			printf(fmt, value);                                                        \
-		}                                                                                  \
 	} while (0)
 
 void print_string(enum output_type t, const char *key, const char *fmt, const char *value)
@@ -164,22 +191,18 @@ void print_float(enum output_type t, const char *key, const char *fmt, double va
 
 void print_bool(enum output_type t, const char *key, const char *fmt, bool value)
 {
-	if (json_mode) {
-		if (t & PRINT_JSON)
-			jput(key, json_boolean(value));
-	} else if ((t & PRINT_FP) && fmt) {
+	if (json_tree && (t & PRINT_JSON))
+		jput(key, json_boolean(value));
+	if (!json_mode && (t & PRINT_FP) && fmt)
 		printf(fmt, value ? "true" : "false");
-	}
 }
 
 void print_on_off(enum output_type t, const char *key, const char *fmt, bool value)
 {
-	if (json_mode) {
-		if (t & PRINT_JSON)
-			jput(key, json_boolean(value));
-	} else if ((t & PRINT_FP) && fmt) {
+	if (json_tree && (t & PRINT_JSON))
+		jput(key, json_boolean(value));
+	if (!json_mode && (t & PRINT_FP) && fmt)
 		printf(fmt, value ? "on" : "off");
-	}
 }
 
 /* key: a missing value is absent in JSON, so only the text shows it */

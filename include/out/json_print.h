@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
 
 enum output_type {
 	PRINT_FP = 1,	/* text only */
@@ -22,6 +23,11 @@ void delete_json_obj(void);
  * over it after fsync); 0 or -errno. Ends the document as delete_json_obj() does. */
 int delete_json_obj_to(const char *path);
 bool is_json_context(void);
+/* Build the next document as JSON even when it prints text, and keep it when it ends: what a
+ * report (--html) is drawn from, so text and JSON stay as they are. */
+void json_record(void);
+/* The document kept since json_record() (the caller owns it), or NULL. */
+json_t *json_take_recorded(void);
 
 void open_json_object(const char *key);
 void close_json_object(void);

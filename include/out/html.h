@@ -1,0 +1,25 @@
+/* HTML reports (--html FILE): one self-contained page drawn from a command's JSON document. */
+#ifndef ETHTUNE_HTML_H
+#define ETHTUNE_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+
+/* What a report can be drawn for: the commands whose JSON the page knows. */
+enum html_kind {
+	HTML_COMPARE,
+	HTML_DIAGNOSE,
+	HTML_SWEEP,
+	HTML_TUNE,
+	HTML_VALIDATE,
+};
+
+/* Whether path can be written, asked before a long run starts: 0, or -errno with why. */
+int html_check_path(const char *path, char *why, size_t len);
+/* The page for doc to path, whole or not at all (written to path.tmp and renamed); 0 or -errno. */
+int html_report(const char *path, enum html_kind kind, const json_t *doc);
+/* The page to an open stream (for tests); 0 or -EIO. */
+int html_report_fp(FILE *f, enum html_kind kind, const json_t *doc);
+
+#endif
