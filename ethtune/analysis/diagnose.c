@@ -19,6 +19,7 @@
 #include "out/json_print.h"
 #include "analysis/model.h"
 #include "analysis/sweep.h"
+#include "out/html.h"
 #include "trace/txlat.h"
 
 static const char *const finding_names[] = {
@@ -877,6 +878,7 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 		et_err("diagnose %s: cannot read the device: %s", o.dev, strerror(-ret));
 		goto out;
 	}
+	sweep_html_begin(&o);
 	new_json_obj(et_opts.json);
 	print_string(PRINT_ANY, "device", "ethtune diagnose %s", o.dev);
 	print_string(PRINT_ANY, "driver", " (driver %s", d->driver[0] ? d->driver : "?");
@@ -960,7 +962,7 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 		free(p);
 	}
 	delete_json_obj();
-	ret = 0;
+	ret = sweep_html_end(&o, HTML_DIAGNOSE);
 	goto out;
 fail:
 	delete_json_obj();

@@ -16,6 +16,7 @@
 #include "out/json_print.h"
 #include "knowledge/profile.h"
 #include "analysis/sweep.h"
+#include "out/html.h"
 #include "analysis/thresholds.h"
 
 enum objective { OBJ_THROUGHPUT, OBJ_LATENCY, OBJ_CPU, OBJ_BALANCED };
@@ -272,6 +273,7 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	sweep_html_begin(&o);
 	new_json_obj(et_opts.json);
 	print_string(PRINT_ANY, "device", "ethtune tune %s", o.dev);
 	print_string(PRINT_ANY, "driver", " (driver %s)", di.ok ? di.driver : "?");
@@ -328,5 +330,7 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 	}
 	delete_json_obj();
 	free(s);
+	if (!ret && sweep_html_end(&o, HTML_TUNE))
+		return -EIO;
 	return ret ? -EIO : 0;
 }

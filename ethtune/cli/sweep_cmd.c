@@ -9,6 +9,7 @@
 #include "util/ethtune.h"
 #include "out/json_print.h"
 #include "analysis/sweep.h"
+#include "out/html.h"
 
 static int parse_values(const char *s, uint32_t *v, unsigned int max, unsigned int *n)
 {
@@ -146,6 +147,7 @@ int cmd_sweep(int argc, char **argv)
 	ret = sweep_prepare(op, "sweep");
 	if (ret)
 		return ret;
+	sweep_html_begin(op);
 	new_json_obj(et_opts.json);
 	print_string(PRINT_ANY, "device", "ethtune sweep %s", op->dev);
 	print_string(PRINT_ANY, "peer", " via %s\n", op->peer);
@@ -187,5 +189,5 @@ int cmd_sweep(int argc, char **argv)
 		et_err("sweep %s %s: %s", what, op->dev, err);
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	return EXIT_OK;
+	return sweep_html_end(op, HTML_SWEEP) ? EXIT_FAIL : EXIT_OK;
 }

@@ -8,7 +8,10 @@
 #include "cli/cli.h"
 #include "state/devset.h"
 #include "util/ethtune.h"
+#include "analysis/model.h"
 #include "analysis/sweep.h"
+#include "out/html.h"
+#include "out/json_print.h"
 
 enum {
 	O_QUIET = CLI_LONG + 100,
@@ -24,7 +27,8 @@ enum {
 	O_MIN,
 	O_MAX,
 	O_TSQ_CONSTRAINED,
-	O_REPS
+	O_REPS,
+	O_HTML
 };
 
 const struct cli_opt sweep_common_opts[] = {
@@ -36,6 +40,8 @@ const struct cli_opt sweep_common_opts[] = {
 	{ "warmup", O_WARMUP, required_argument, "S", "warm-up seconds before each probe" },
 	{ "cc", O_CC, required_argument, "NAME", "congestion control for the probes" },
 	{ "svg", O_SVG, required_argument, "FILE", "write a plot of the TSQ sweep" },
+	{ "html", O_HTML, required_argument, "FILE",
+	  "also write the report as one self-contained HTML page (inline SVG charts)" },
 	{ "points", O_POINTS, required_argument, "N", "coarse TSQ points" },
 	{ "min", O_MIN, required_argument, "SIZE", "smallest TSQ limit (1K-2G)" },
 	{ "max", O_MAX, required_argument, "SIZE", "largest TSQ limit (1K-2G)" },
@@ -80,6 +86,9 @@ int sweep_common_opt(struct sweep_opts *o, int id, const char *v, char *err, siz
 	case O_SVG:
 		o->svg = v;
 		return 0;
+	case O_HTML:
+		o->html = v;
+		return html_check_path(v, err, errlen);
 	case O_CC:
 		if (strlen(v) >= sizeof(o->cc)) {
 			snprintf(err, errlen, "congestion control name '%s' is too long", v);
@@ -173,4 +182,26 @@ int sweep_prepare(struct sweep_opts *o, const char *cmd)
 		return EXIT_FAIL;
 	}
 	return 0;
+}
+
+void sweep_html_begin(const struct sweep_opts *o)
+{
+	if (o->html)
+		json_record();
+}
+
+int sweep_html_end(const struct sweep_opts *o, int kind)
+{
+	json_t *doc;
+	int ret;
+
+	if (!o->html)
+		return 0;
+	doc = json_take_recorded();
+	html_set_tsq_model(model_sw);
+	ret = doc ? html_report(o->html, (enum html_kind)kind, doc) : -ENODATA;
+	json_decref(doc);
+	if (ret)
+		et_err("cannot write %s: %s", o->html, strerror(-ret));
+	return ret;
 }

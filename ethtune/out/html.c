@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/model.h"
 #include "out/html.h"
 
 #define CW	 760 /* chart width and height, and the plot's margins in it */
@@ -54,6 +53,14 @@ struct bar_chart {
 	unsigned int n, groups;
 	struct bar b[MAX_BARS];
 };
+
+/* The TSQ model's throughput (bit/s) at limit L, set by the layer that owns the model. */
+static double (*tsq_model)(double L, double rho, double R, double D);
+
+void html_set_tsq_model(double (*fn)(double L, double rho, double R, double D))
+{
+	tsq_model = fn;
+}
 
 static const char *const palette[MAX_SER] = { "#2a6fb0", "#c0392b", "#27864a",
 					      "#8e44ad", "#d68910", "#566573" };
@@ -480,7 +487,7 @@ static void tsq_chart(FILE *f, const json_t *ts)
 	}
 	if (!isfinite(rho))
 		rho = 1;
-	if (isfinite(R) && isfinite(D) && lmax > lmin) {
+	if (tsq_model && isfinite(R) && isfinite(D) && lmax > lmin) {
 		struct series *s = &c->s[c->ns++];
 
 		s->name = "fitted model";
@@ -489,7 +496,7 @@ static void tsq_chart(FILE *f, const json_t *ts)
 			double l = lmin * pow(lmax / lmin, i / 119.0);
 
 			s->x[s->n] = l;
-			s->y[s->n] = model_sw(l, rho, R * 1e6, D * 1e-6) / 1e6;
+			s->y[s->n] = tsq_model(l, rho, R * 1e6, D * 1e-6) / 1e6;
 			s->lo[s->n] = s->hi[s->n] = NAN;
 			s->n++;
 		}

@@ -20,6 +20,7 @@ struct sweep_opts {
 	double duration_s, warmup_s;
 	char cc[16];	     /* congestion control for the probes ("" = chosen) */
 	const char *svg;     /* write a plot here (optional) */
+	const char *html;    /* write the HTML report here (optional) */
 	bool quiet;	     /* no progress line */
 	unsigned int points; /* coarse TSQ points (0 = default) */
 	uint64_t tsq_min, tsq_max;
@@ -157,5 +158,10 @@ void sweep_progress_done(const struct sweep_opts *o);
 
 /* The TSQ sweep as a plot: each point's throughput with its interval, the fitted model. */
 void sweep_tsq_plot(const struct tsq_sweep *s, struct svg_series *p);
+
+/* --html: record the document about to start (json_record()), and after it ends draw the page
+ * of kind (enum html_kind) from it; end: 0, or -errno after saying what failed. */
+void sweep_html_begin(const struct sweep_opts *o);
+int sweep_html_end(const struct sweep_opts *o, int kind);
 
 #endif

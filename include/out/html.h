@@ -15,6 +15,8 @@ enum html_kind {
 	HTML_VALIDATE,
 };
 
+/* The TSQ sweep's fitted curve is drawn with fn (analysis' model_sw); unset: points only. */
+void html_set_tsq_model(double (*fn)(double L, double rho, double R, double D));
 /* Whether path can be written, asked before a long run starts: 0, or -errno with why. */
 int html_check_path(const char *path, char *why, size_t len);
 /* The page for doc to path, whole or not at all (written to path.tmp and renamed); 0 or -errno. */

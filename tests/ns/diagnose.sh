@@ -22,7 +22,7 @@ sleep 0.5
 # A distinct value shows that the sweep puts the namespace's own setting back.
 ip netns exec $A sysctl -qw net.ipv4.tcp_limit_output_bytes=1234567
 
-out=$(ip netns exec $A "$E" --json sweep tsq dga --peer 198.18.7.2 --duration 0.5 --warmup 0.2 --points 4 --svg "$ETHTUNE_STATE_DIR/d.svg" 2>&1)
+out=$(ip netns exec $A "$E" --json sweep tsq dga --peer 198.18.7.2 --duration 0.5 --warmup 0.2 --points 4 --svg "$ETHTUNE_STATE_DIR/d.svg" --html "$ETHTUNE_STATE_DIR/sweep.html" 2>&1)
 ktap_check "sweep tsq: JSON with points and a fit" python3 -c '
 import json,sys; d=json.loads(sys.argv[1]); s=d["tsq-sweep"]
 assert len(s["points"]) >= 4, s; assert all(p["mbps"] > 0 for p in s["points"]); assert "fit" in s or s["fit-failed"]' "$out"
@@ -31,9 +31,12 @@ ktap_schema "sweep tsq --json fits docs/schema/sweep.json" sweep "$ETHTUNE_STATE
 ktap_check "sweep tsq restored tcp_limit_output_bytes" bash -c "[ \$(ip netns exec $A sysctl -n net.ipv4.tcp_limit_output_bytes) = 1234567 ]"
 ktap_check "journal empty after the sweep" bash -c "'$E' restore --list | grep -q empty"
 ktap_check "sweep tsq wrote an SVG plot" grep -q "<polyline" "$ETHTUNE_STATE_DIR/d.svg"
+# The HTML report in headless Chromium: the TSQ chart drawn (points and the fitted curve) and labelled.
+ktap_check "sweep tsq --html: the page's charts drawn and labelled in Chromium, no console error" \
+	timeout 120 /usr/bin/python3 tests/lib/html_check.py "$ETHTUNE_STATE_DIR/sweep.html" "$ETHTUNE_STATE_DIR/sweep.png" 1
 
 start=$(date +%s.%N)
-out=$(ip netns exec $A "$E" --json diagnose dga --peer 198.18.7.2 2>&1)
+out=$(ip netns exec $A "$E" --json diagnose dga --peer 198.18.7.2 --html "$ETHTUNE_STATE_DIR/diag.html" 2>&1)
 el=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 ktap_check "diagnose: veth is a software device" python3 -c '
 import json,sys; d=json.loads(sys.argv[1]); assert d["verdict"]=="software-device", d["verdict"]
@@ -41,6 +44,8 @@ f=[x for x in d["findings"] if x["name"] == "software-device"]; assert f and f[0
 printf '%s\n' "$out" >"$ETHTUNE_STATE_DIR/diagnose.json"
 ktap_schema "diagnose --json fits docs/schema/diagnose.json" diagnose "$ETHTUNE_STATE_DIR/diagnose.json"
 ktap_diag "diagnose took $el s on the host veth pair"
+ktap_check "diagnose --html: the page names the verdict and draws what it has in Chromium" bash -c \
+	"grep -q 'verdict: <b>software-device' '$ETHTUNE_STATE_DIR/diag.html' && timeout 120 /usr/bin/python3 tests/lib/html_check.py '$ETHTUNE_STATE_DIR/diag.html' '$ETHTUNE_STATE_DIR/diag.png' 0"
 ktap_check "diagnose finishes within 60 s" awk -v e="$el" 'BEGIN { exit !(e < 60) }'
 ktap_check "diagnose restored tcp_limit_output_bytes" bash -c "[ \$(ip netns exec $A sysctl -n net.ipv4.tcp_limit_output_bytes) = 1234567 ]"
 
