@@ -5,6 +5,7 @@
 #include <string.h>
 #include <net/if.h>
 
+#include "out/html.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "util/ethtune.h"
@@ -23,6 +24,7 @@ enum {
 	O_DURATION,
 	O_LOAD,
 	O_QUIET,
+	O_HTML,
 };
 
 static const struct cli_opt validate_opts[] = {
@@ -43,6 +45,8 @@ static const struct cli_opt validate_opts[] = {
 	{ "load", O_LOAD, required_argument, "S",
 	  "seconds of the bulk flow counters, BQL and ownership are judged on (10-3600)" },
 	{ "quiet", O_QUIET, no_argument, NULL, "no progress lines" },
+	{ "html", O_HTML, required_argument, "FILE",
+	  "also write the report as one self-contained HTML page (inline SVG charts)" },
 	CLI_END,
 };
 
@@ -106,6 +110,9 @@ static int validate_opt(void *ctx, int id, const char *arg, char *err, size_t er
 	case O_QUIET:
 		a->v.o.quiet = true;
 		return 0;
+	case O_HTML:
+		a->v.o.html = arg;
+		return html_check_path(arg, err, errlen);
 	}
 	return -EINVAL;
 }
@@ -147,8 +154,10 @@ int cmd_validate(int argc, char **argv)
 		free(rep);
 		return EXIT_FAIL;
 	}
+	sweep_html_begin(&a.v.o);
 	val_print(rep, et_opts.json && !a.v.ktap);
-	rc = rep->failed ? EXIT_FAIL : EXIT_OK;
+	ret = sweep_html_end(&a.v.o, HTML_VALIDATE);
+	rc = rep->failed || ret ? EXIT_FAIL : EXIT_OK;
 	free(rep);
 	return rc;
 }

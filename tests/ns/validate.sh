@@ -85,7 +85,7 @@ ktap_diag "validate took $el s on the host veth pair"
 ktap_check "channels and state as before, journal empty" bash -c "[ '$(chan)' = '$chan0' ] && [ '$(state)' = '$before' ] && [ ! -s $ETHTUNE_STATE_DIR/journal ]"
 
 # 2. JSON: one document that fits docs/schema/validate.json.
-V --json validate $VA --peer $IPB --only round-trip,counters,nothing-left --peer-dev $VB --peer-netns $B >$T/v.json 2>$T/v.err
+V --json validate $VA --peer $IPB --only round-trip,counters,nothing-left --peer-dev $VB --peer-netns $B --html $T/v.html >$T/v.json 2>$T/v.err
 ktap_schema "validate --json fits docs/schema/validate.json" validate $T/v.json
 ktap_check "JSON: each check's result, reason, numbers and bound; the peer's RX agrees; the peer's device as before" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); c = {x["name"]: x for x in d["checks"]}
@@ -95,6 +95,8 @@ assert c["counters"]["result"] == "pass" and b["min-ratio"] <= m["ratio"] <= b["
 assert b["min-peer-ratio"] <= m["peer-ratio"] <= b["max-peer-ratio"], c["counters"]
 assert "(and the peer" in c["nothing-left"]["reason"], c["nothing-left"]
 assert d["passed"] == 3 and d["failed"] == 0' $T/v.json
+ktap_check "validate --html: every check in the page's table, its chart drawn and labelled in Chromium" bash -c \
+	"[ \$(grep -c \"<td class='pass'>pass\" $T/v.html) = 3 ] && timeout 120 /usr/bin/python3 tests/lib/html_check.py $T/v.html $T/v.png 1"
 ktap_check "--ktap under --json prints KTAP" bash -c "ip netns exec $A '$E' --json validate $VA --only nothing-left --ktap | head -1 | grep -qx 'KTAP version 1'"
 
 # 3. No peer: only the checks that need no traffic run.
