@@ -94,10 +94,7 @@ int cmd_compare(int argc, char **argv)
 		json_record();
 	ret = cmp_run(argv[1], argv[2], &a.o, &regressions, err, sizeof(err));
 	if (!ret && a.html) {
-		json_t *doc = json_take_recorded();
-
-		ret = doc ? html_report(a.html, HTML_COMPARE, doc) : -ENODATA;
-		json_decref(doc);
+		ret = html_report_recorded(a.html, HTML_COMPARE);
 		if (ret) {
 			et_err("compare: cannot write %s: %s", a.html, strerror(-ret));
 			return EXIT_FAIL;

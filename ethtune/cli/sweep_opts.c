@@ -190,17 +190,14 @@ void sweep_html_begin(const struct sweep_opts *o)
 		json_record();
 }
 
-int sweep_html_end(const struct sweep_opts *o, int kind)
+int sweep_html_end(const struct sweep_opts *o, enum html_kind kind)
 {
-	json_t *doc;
 	int ret;
 
 	if (!o->html)
 		return 0;
-	doc = json_take_recorded();
 	html_set_tsq_model(model_sw);
-	ret = doc ? html_report(o->html, (enum html_kind)kind, doc) : -ENODATA;
-	json_decref(doc);
+	ret = html_report_recorded(o->html, kind);
 	if (ret)
 		et_err("cannot write %s: %s", o->html, strerror(-ret));
 	return ret;

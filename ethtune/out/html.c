@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "out/html.h"
+#include "out/json_print.h"
+#include "util/ethtune.h"
 
 #define CW	 760 /* chart width and height, and the plot's margins in it */
 #define CH	 400
@@ -1056,7 +1058,12 @@ static const char *const kind_names[] = {
 	[HTML_TUNE] = "tune",	    [HTML_VALIDATE] = "validate",
 };
 
-int html_report_fp(FILE *f, enum html_kind kind, const json_t *doc)
+struct page {
+	enum html_kind kind;
+	const json_t *doc;
+};
+
+static int html_report_fp(FILE *f, enum html_kind kind, const json_t *doc)
 {
 	if (!json_is_object(doc))
 		return -EINVAL;
@@ -1097,23 +1104,25 @@ int html_check_path(const char *path, char *why, size_t len)
 	return ret;
 }
 
+static int fill_page(FILE *f, void *ctx)
+{
+	const struct page *pg = ctx;
+
+	return html_report_fp(f, pg->kind, pg->doc);
+}
+
 int html_report(const char *path, enum html_kind kind, const json_t *doc)
 {
-	char tmp[4096];
-	FILE *f;
-	int ret;
+	struct page pg = { kind, doc };
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	ret = html_report_fp(f, kind, doc);
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
+	return write_file_atomic(path, fill_page, &pg);
+}
+
+int html_report_recorded(const char *path, enum html_kind kind)
+{
+	json_t *doc = json_take_recorded();
+	int ret = doc ? html_report(path, kind, doc) : -ENODATA;
+
+	json_decref(doc);
 	return ret;
 }

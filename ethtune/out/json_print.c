@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "out/json_print.h"
+#include "util/ethtune.h"
 
 #define JSTACK_MAX 32
 
@@ -76,29 +77,21 @@ void delete_json_obj(void)
 	end_doc();
 }
 
+static int dump_doc(FILE *f, void *doc)
+{
+	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) ||
+	    fputc('\n', f) == EOF)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
 int delete_json_obj_to(const char *path)
 {
-	char tmp[4096];
-	FILE *f;
-	int ret = 0;
+	int ret;
 
 	if (!json_mode || jdepth < 0)
 		return -EINVAL;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	errno = 0;
-	f = fopen(tmp, "w");
-	if (!f)
-		ret = -errno;
-	else if (json_dumpf(jstack[0], f,
-			    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) ||
-		 fputc('\n', f) == EOF || fflush(f) || fsync(fileno(f)))
-		ret = errno ? -errno : -EIO;
-	if (f && fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
+	ret = write_file_atomic(path, dump_doc, jstack[0]);
 	end_doc();
 	return ret;
 }

@@ -244,6 +244,30 @@ int write_file_str(const char *path, const char *s)
 	return close(fd) ? -errno : 0;
 }
 
+int write_file_atomic(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int ret;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	errno = 0;
+	ret = fill(f, ctx);
+	if (!ret && (fflush(f) || fsync(fileno(f))))
+		ret = errno ? -errno : -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
 #define NETNS_RUN_DIR "/run/netns"
 
 static char netns_entered[NAME_MAX + 1]; /* "" until netns_switch() succeeds */

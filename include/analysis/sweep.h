@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis/model.h"
+#include "out/html.h"
 #include "out/svg.h"
 #include "probe/probe.h"
 
@@ -160,8 +161,8 @@ void sweep_progress_done(const struct sweep_opts *o);
 void sweep_tsq_plot(const struct tsq_sweep *s, struct svg_series *p);
 
 /* --html: record the document about to start (json_record()), and after it ends draw the page
- * of kind (enum html_kind) from it; end: 0, or -errno after saying what failed. */
+ * of kind from it; end: 0, or -errno after saying what failed. */
 void sweep_html_begin(const struct sweep_opts *o);
-int sweep_html_end(const struct sweep_opts *o, int kind);
+int sweep_html_end(const struct sweep_opts *o, enum html_kind kind);
 
 #endif

@@ -3,7 +3,6 @@
 #define ETHTUNE_HTML_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include <jansson.h>
 
 /* What a report can be drawn for: the commands whose JSON the page knows. */
@@ -19,9 +18,9 @@ enum html_kind {
 void html_set_tsq_model(double (*fn)(double L, double rho, double R, double D));
 /* Whether path can be written, asked before a long run starts: 0, or -errno with why. */
 int html_check_path(const char *path, char *why, size_t len);
-/* The page for doc to path, whole or not at all (written to path.tmp and renamed); 0 or -errno. */
+/* The page for doc to path, whole or not at all (write_file_atomic()); 0 or -errno. */
 int html_report(const char *path, enum html_kind kind, const json_t *doc);
-/* The page to an open stream (for tests); 0 or -EIO. */
-int html_report_fp(FILE *f, enum html_kind kind, const json_t *doc);
+/* The page for the document json_record() kept (-ENODATA: none), which it then frees. */
+int html_report_recorded(const char *path, enum html_kind kind);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define ETHTUNE_VERSION "0.1.0"
@@ -78,6 +79,9 @@ int parse_on_off(const char *s, bool *out);
 int read_file_str(const char *path, char *buf, size_t len);
 int read_file_u64(const char *path, uint64_t *out);
 int write_file_str(const char *path, const char *s);
+/* path whole or not at all: fill writes to path.tmp, which is fsync'd and renamed over path;
+ * fill returns 0 or -errno. 0 or -errno (path.tmp is removed on failure). */
+int write_file_atomic(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
 
 /* Capabilities: true when the process has CAP_NET_ADMIN. */
 bool have_cap_net_admin(void);
