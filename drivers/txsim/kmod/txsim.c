@@ -151,6 +151,7 @@ struct txsim_priv {
 	u32 speed;		/* Mb/s */
 	u32 delay_us;
 	u32 fifo_bytes;
+	u32 stop_irq;		/* complete-on-next-xmit: a stopped queue raises the interrupt */
 	u32 tx_usecs;
 	u32 tx_frames;
 	bool cqe_mode;
@@ -246,9 +247,12 @@ static void txsim_irq_locked(struct txsim_priv *p, u64 t)
 	p->sig = p->done;
 	p->pending = 0;
 	p->coal_armed = false;
-	/* complete-on-next-xmit: the interrupt is only used to restart a stopped queue */
+	/*
+	 * complete-on-next-xmit: the interrupt is only used to restart a stopped queue (virtio_net
+	 * without napi_tx), or not at all (stop_irq 0: qeth, whose full queue waits for the rescan)
+	 */
 	if ((p->pflags & BIT(TXSIM_PF_NEXT_XMIT)) &&
-	    !netif_xmit_stopped(netdev_get_tx_queue(p->dev, 0)))
+	    (!READ_ONCE(p->stop_irq) || !netif_xmit_stopped(netdev_get_tx_queue(p->dev, 0))))
 		return;
 	p->st.tx_completion_irqs++;
 	napi_schedule(&p->tx_napi);
@@ -947,7 +951,7 @@ static const struct ethtool_ops txsim_ethtool_ops = {
 	.get_ts_info = ethtool_op_get_ts_info,
 };
 
-/* ---- sysfs: /sys/class/net/DEV/txsim/{delay_us,fifo_bytes,stats_reset} ---- */
+/* ---- sysfs: /sys/class/net/DEV/txsim/{delay_us,fifo_bytes,stop_irq,stats_reset} ---- */
 
 /* A read-write unsigned knob of the device, range-checked on store. */
 #define TXSIM_UINT_ATTR(name, max)                                                              \
@@ -975,6 +979,7 @@ static const struct ethtool_ops txsim_ethtool_ops = {
 
 TXSIM_UINT_ATTR(delay_us, 1000000);
 TXSIM_UINT_ATTR(fifo_bytes, 64 << 20);
+TXSIM_UINT_ATTR(stop_irq, 1);
 
 static ssize_t stats_reset_store(struct device *d, struct device_attribute *attr,
 				 const char *buf, size_t len)
@@ -992,6 +997,7 @@ static DEVICE_ATTR_WO(stats_reset);
 static struct attribute *txsim_attrs[] = {
 	&dev_attr_delay_us.attr,
 	&dev_attr_fifo_bytes.attr,
+	&dev_attr_stop_irq.attr,
 	&dev_attr_stats_reset.attr,
 	NULL,
 };
@@ -1049,6 +1055,7 @@ static struct net_device *txsim_alloc(void)
 	p->speed = speed ?: 1000;
 	p->delay_us = delay_us;
 	p->fifo_bytes = fifo_bytes;
+	p->stop_irq = 1;
 	p->tx_usecs = 16;	/* mlx5-like defaults */
 	p->tx_frames = 32;
 	eth_hw_addr_random(dev);
