@@ -104,6 +104,8 @@ static void print_config(const struct probe_cfg *c)
 	else
 		print_string(PRINT_ANY, "rcvbuf", ", rcvbuf %s", "auto");
 	print_on_off(PRINT_ANY, "nodelay", ", nodelay %s", c->nodelay);
+	print_string(PRINT_ANY, "send", ", send %s", probe_send_name(c->send));
+	print_on_off(PRINT_ANY, "skip-rx-copy", ", skip-rx-copy %s", c->skip_rx_copy);
 	print_string(PRINT_ANY, "cc", ", cc %s", c->cc[0] ? c->cc : "default");
 	print_int(PRINT_ANY, "cpu-local", ", cpu %d", c->cpu_local);
 	print_int(PRINT_ANY, "cpu-remote", ",%d\n", c->cpu_remote);
@@ -176,7 +178,8 @@ static void print_devstats(const char *key, const char *label, const struct prob
 				   ", TcpExt TCPSpuriousRtxHostQueues +%llu",
 				   (unsigned long long)d->spurious_rtx_hostq);
 		else
-			print_na("spurious-rtx-host-queues", ", TcpExt TCPSpuriousRtxHostQueues %s");
+			print_na("spurious-rtx-host-queues",
+				 ", TcpExt TCPSpuriousRtxHostQueues %s");
 		print_nl();
 		open_json_object("ethtool-stats");
 		if (d->n_ethtool)
@@ -195,7 +198,7 @@ static void print_devstats(const char *key, const char *label, const struct prob
 
 static void print_results(const struct probe_cfg *c, const struct probe_result *r)
 {
-	bool rr = c->test == PROBE_RR || c->test == PROBE_CRR;
+	bool rr = c->test == PROBE_RR || c->test == PROBE_CRR, bulk = !rr;
 	const char *unit = rr ? "trans/s" : "Mbit/s";
 	unsigned int i;
 
@@ -299,7 +302,29 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 	print_float(PRINT_ANY, "remote-util-pct", ", remote %.1f%%", r->remote.cpu_util);
 	print_float(PRINT_ANY, "remote-process-pct", " (process %.1f%% of a CPU)\n",
 		    r->remote.proc_cpu);
+	if (bulk && r->mbps > 0) {
+		/* what each end's process spends per Gbit/s carried: the modes' cost */
+		print_float(PRINT_ANY, "local-process-pct-per-gbit",
+			    "  per Gbit/s: local %.1f%% of a CPU",
+			    r->local.proc_cpu * 1000 / r->mbps);
+		print_float(PRINT_ANY, "remote-process-pct-per-gbit", ", remote %.1f%%\n",
+			    r->remote.proc_cpu * 1000 / r->mbps);
+	}
 	close_json_object();
+	if (bulk && c->send == PROBE_SEND_ZEROCOPY) {
+		const struct probe_side *tx = c->test == PROBE_STREAM ? &r->local : &r->remote;
+
+		open_json_object("zerocopy");
+		print_uint(PRINT_ANY, "sends", "zerocopy: %llu sends", tx->zc_sends);
+		print_uint(PRINT_ANY, "done", ", %llu completed", tx->zc_done);
+		print_uint(PRINT_ANY, "copied", ", %llu of them copied by the kernel",
+			   tx->zc_copied);
+		print_text("%s\n", tx->zc_done && tx->zc_copied == tx->zc_done
+					   ? " (no zero-copy path to this receiver: a local or "
+					     "virtual device)"
+					   : "");
+		close_json_object();
+	}
 	print_devstats("device-counters", "device", &r->dev);
 	print_devstats("remote-device-counters", "peer device", &r->remote_dev);
 	close_json_object();
@@ -321,7 +346,9 @@ enum {
 	O_CPU,
 	O_ITERATIONS,
 	O_CONFIDENCE,
-	O_BIND_DEV
+	O_BIND_DEV,
+	O_SEND,
+	O_SKIP_RX_COPY
 };
 
 static const struct cli_opt probe_opts[] = {
@@ -336,6 +363,10 @@ static const struct cli_opt probe_opts[] = {
 	{ "sndbuf", O_SNDBUF, required_argument, "B", "SO_SNDBUF, both ends" },
 	{ "rcvbuf", O_RCVBUF, required_argument, "B", "SO_RCVBUF, both ends" },
 	{ "nodelay", O_NODELAY, no_argument, NULL, "TCP_NODELAY" },
+	{ "send", O_SEND, required_argument, "copy|zerocopy|sendfile",
+	  "the bulk sender's path (default copy)" },
+	{ "skip-rx-copy", O_SKIP_RX_COPY, no_argument, NULL,
+	  "the bulk receiver discards data (MSG_TRUNC) instead of copying it" },
 	{ "cc", O_CC, required_argument, "NAME", "congestion control" },
 	{ "cpu", O_CPU, required_argument, "L,R", "pin the local and remote ends to CPUs" },
 	{ "iterations", O_ITERATIONS, required_argument, "MIN,MAX",
@@ -406,6 +437,13 @@ static int probe_opt(void *ctx, int id, const char *v, char *err, size_t errlen)
 	case O_NODELAY:
 		cfg->nodelay = true;
 		break;
+	case O_SEND:
+		if (probe_send_parse(v, &cfg->send))
+			what = "sender path (copy|zerocopy|sendfile)";
+		break;
+	case O_SKIP_RX_COPY:
+		cfg->skip_rx_copy = true;
+		break;
 	case O_CC:
 		if (strlen(v) >= sizeof(cfg->cc))
 			what = "congestion control";
@@ -445,7 +483,8 @@ int probe_cmd_set(struct probe_cfg *cfg, const char *name, const char *value, ch
 	static const char *const dims[] = { "test",	"duration",  "warmup", "flows",
 					    "msg-size", "recv-size", "sndbuf", "rcvbuf",
 					    "nodelay",	"cc",	     "cpu",    "bind-dev",
-					    "peer",	"port",	     NULL };
+					    "peer",	"port",	     "send",   "skip-rx-copy",
+					    NULL };
 	size_t i, k;
 
 	for (k = 0; dims[k] && strcmp(dims[k], name); k++)
@@ -463,7 +502,10 @@ int probe_cmd_set(struct probe_cfg *cfg, const char *name, const char *value, ch
 			snprintf(err, errlen, "%s takes on or off, not '%s'", name, value);
 			return -EINVAL;
 		}
-		cfg->nodelay = false;
+		if (probe_opts[i].id == O_NODELAY)
+			cfg->nodelay = false;
+		else
+			cfg->skip_rx_copy = false;
 		return 0;
 	}
 	return probe_opt(cfg, probe_opts[i].id, value, err, errlen);

@@ -34,6 +34,29 @@ const char *probe_test_name(enum probe_test t)
 	return (unsigned int)t < 4 ? test_names[t] : "?";
 }
 
+static const char *const send_names[PROBE_SEND__N] = {
+	[PROBE_SEND_COPY] = "copy",
+	[PROBE_SEND_ZEROCOPY] = "zerocopy",
+	[PROBE_SEND_SENDFILE] = "sendfile",
+};
+
+const char *probe_send_name(enum probe_send s)
+{
+	return (unsigned int)s < PROBE_SEND__N ? send_names[s] : "?";
+}
+
+int probe_send_parse(const char *s, enum probe_send *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < PROBE_SEND__N; i++)
+		if (!strcmp(s, send_names[i])) {
+			*out = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 int probe_test_parse(const char *s, enum probe_test *t)
 {
 	unsigned int i;
@@ -261,6 +284,8 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	e.flows = cfg->flows;
 	e.msg_size = cfg->msg_size;
 	e.recv_size = cfg->recv_size;
+	e.send = cfg->send;
+	e.skip_rx_copy = cfg->skip_rx_copy;
 	e.cpu = cfg->cpu_local;
 	e.duration_s = cfg->duration_s;
 	e.warmup_s = cfg->warmup_s;
@@ -286,6 +311,11 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 		      (json_int_t)llround(cfg->warmup_s * 1000));
 	if (cfg->recv_size)
 		json_object_set_new(m, "recv-size", json_integer(cfg->recv_size));
+	/* only when asked for: a peer of an older version takes the setup as before */
+	if (cfg->send != PROBE_SEND_COPY)
+		json_object_set_new(m, "send", json_string(probe_send_name(cfg->send)));
+	if (cfg->skip_rx_copy)
+		json_object_set_new(m, "skip-rx-copy", json_true());
 	r = proto_send(ctl, m);
 	if (r)
 		goto ctl_fail;

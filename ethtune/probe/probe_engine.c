@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <linux/errqueue.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,13 +121,110 @@ static int recv_full(int fd, char *buf, size_t len)
 	return 1;
 }
 
+/*
+ * MSG_ZEROCOPY's completions from the socket's error queue: each names a range of sends whose
+ * pages the kernel released, and says whether it copied them after all (a local or virtual
+ * receiver, a device without SG). wait_ms: how long to wait for the first one.
+ */
+static void zc_reap(struct eng_flow *f, int wait_ms)
+{
+	struct pollfd p = { .fd = f->fd, .events = 0 };
+	char ctrl[CMSG_SPACE(sizeof(struct sock_extended_err) + sizeof(struct sockaddr_in6))];
+	struct msghdr msg = { 0 };
+	struct cmsghdr *cm;
+
+	if (wait_ms && poll(&p, 1, wait_ms) <= 0)
+		return;
+	for (;;) {
+		msg.msg_control = ctrl;
+		msg.msg_controllen = sizeof(ctrl);
+		if (recvmsg(f->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return;
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			const struct sock_extended_err *ee = (const void *)CMSG_DATA(cm);
+			uint64_t n;
+
+			if (!((cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
+			      (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR)) ||
+			    ee->ee_errno || ee->ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+				continue;
+			n = (uint32_t)(ee->ee_data - ee->ee_info) + 1;
+			STORE(f->zc[ZC_DONE], f->zc[ZC_DONE] + n);
+			if (ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
+				STORE(f->zc[ZC_COPIED], f->zc[ZC_COPIED] + n);
+		}
+	}
+}
+
+#define ZC_REAP_BATCH 32
+
+/* One send of the bulk sender's path: bytes sent or -1 with errno. */
+static ssize_t send_one(struct eng_flow *f, char *buf, size_t len, int mfd)
+{
+	ssize_t n;
+	off_t off = 0;
+
+	switch (f->e->send) {
+	case PROBE_SEND_ZEROCOPY:
+		n = send(f->fd, buf, len, MSG_NOSIGNAL | MSG_ZEROCOPY);
+		if (n < 0 && errno == ENOBUFS) {
+			/* the socket's option memory holds too many notifications: reap, retry */
+			zc_reap(f, 100);
+			errno = EINTR;
+			return -1;
+		}
+		if (n >= 0) {
+			STORE(f->zc[ZC_SENDS], f->zc[ZC_SENDS] + 1);
+			/* a batch at a time: one recvmsg per send would cost what the copy saves */
+			if (f->zc[ZC_SENDS] - f->zc[ZC_DONE] >= ZC_REAP_BATCH)
+				zc_reap(f, 0);
+		}
+		return n;
+	case PROBE_SEND_SENDFILE:
+		return sendfile(f->fd, mfd, &off, len);
+	default:
+		return send(f->fd, buf, len, MSG_NOSIGNAL);
+	}
+}
+
+/* sendfile's source: a memfd of one message, filled like the copy path's buffer. -1 with
+ * errno on failure. */
+static int send_memfd(const char *buf, size_t len)
+{
+	int fd = memfd_create("ethtune-probe", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, buf, len) != (ssize_t)len) {
+		int e = errno ? errno : EIO;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 static void *w_send(struct eng_flow *f, char *buf)
 {
 	struct eng *e = f->e;
 	size_t len = e->msg_size;
+	int one = 1, mfd = -1, tries;
 
+	if (e->send == PROBE_SEND_ZEROCOPY &&
+	    setsockopt(f->fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one))) {
+		fail(f, "setsockopt(SO_ZEROCOPY)", errno);
+		return NULL;
+	}
+	if (e->send == PROBE_SEND_SENDFILE) {
+		mfd = send_memfd(buf, len);
+		if (mfd < 0) {
+			fail(f, "memfd_create", errno);
+			return NULL;
+		}
+	}
 	while (!LOAD(e->stop)) {
-		ssize_t n = send(f->fd, buf, len, MSG_NOSIGNAL);
+		ssize_t n = send_one(f, buf, len, mfd);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -137,13 +237,21 @@ static void *w_send(struct eng_flow *f, char *buf)
 		STORE(f->bytes, f->bytes + n);
 	}
 	shutdown(f->fd, SHUT_WR);
+	/* the last sends' notifications, so the counts add up (bounded: 10 x 100 ms) */
+	for (tries = 0; tries < 10 && f->zc[ZC_DONE] < f->zc[ZC_SENDS]; tries++)
+		zc_reap(f, 100);
+	if (mfd >= 0)
+		close(mfd);
 	return NULL;
 }
 
 static void *w_recv(struct eng_flow *f, char *buf, size_t len)
 {
+	/* MSG_TRUNC on TCP: the bytes are consumed and acknowledged, not copied */
+	int flags = f->e->skip_rx_copy ? MSG_TRUNC : 0;
+
 	for (;;) {
-		ssize_t n = recv(f->fd, buf, len, 0);
+		ssize_t n = recv(f->fd, buf, len, flags);
 
 		if (n == 0)
 			break;
@@ -684,6 +792,10 @@ int eng_finish(struct eng *e, char *err, size_t errlen)
 		e->fl[i].started = false;
 		if (e->fl[i].hist)
 			hist_merge(&e->hist, e->fl[i].hist);
+		/* the workers have ended: their last notifications are in */
+		e->res.zc_sends += e->fl[i].zc[ZC_SENDS];
+		e->res.zc_done += e->fl[i].zc[ZC_DONE];
+		e->res.zc_copied += e->fl[i].zc[ZC_COPIED];
 	}
 	return first_worker_error(e, err, errlen);
 }
@@ -717,6 +829,11 @@ json_t *eng_result_msg(const struct eng *e)
 				  (json_int_t)s->ti.rwnd_limited_us, "sndbuf-limited-us",
 				  (json_int_t)s->ti.sndbuf_limited_us, "bytes-sent",
 				  (json_int_t)s->ti.bytes_sent));
+	if (e->send == PROBE_SEND_ZEROCOPY && eng_is_sender(e))
+		json_object_set_new(m, "zerocopy",
+				    json_pack("{s:I,s:I,s:I}", "sends", (json_int_t)s->zc_sends,
+					      "done", (json_int_t)s->zc_done, "copied",
+					      (json_int_t)s->zc_copied));
 	if (e->devstats && e->devstats->valid) {
 		json_object_set_new(m, "dev", json_string(e->devstats->dev));
 		json_object_set_new(m, "dev-stats", devstats_json(e->devstats));
@@ -739,6 +856,10 @@ void eng_result_parse(json_t *m, struct probe_side *s)
 	json_array_foreach(a, i, v) if (i < PROBE_MAX_FLOWS) s->bytes[i] = json_integer_value(v);
 	a = json_object_get(m, "trans");
 	json_array_foreach(a, i, v) if (i < PROBE_MAX_FLOWS) s->trans[i] = json_integer_value(v);
+	v = json_object_get(m, "zerocopy");
+	s->zc_sends = json_integer_value(json_object_get(v, "sends"));
+	s->zc_done = json_integer_value(json_object_get(v, "done"));
+	s->zc_copied = json_integer_value(json_object_get(v, "copied"));
 	ti = json_object_get(m, "tcp-info");
 	if (ti) {
 #define TI(f, k) s->ti.f = json_integer_value(json_object_get(ti, k))

@@ -25,6 +25,7 @@ struct field {
 };
 
 static const char *const test_names[] = { "stream", "maerts", "rr", "crr", NULL };
+static const char *const send_names[] = { "copy", "zerocopy", "sendfile", NULL };
 
 /* A serve with a key sends a challenge in its hello; the client answers it in "auth". */
 static const struct field f_hello[] = { { "version", F_STR, true, 0, 31 },
@@ -48,6 +49,8 @@ static const struct field f_setup[] = {
 	{ "duration-ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL },
 	{ "warmup-ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL },
 	{ "recv-size", F_INT, false, 0, PROBE_MAX_MSG },
+	{ "send", F_STR, false, 0, 15, send_names },
+	{ "skip-rx-copy", F_BOOL, false },
 	{ NULL }
 };
 /* The cookie, chosen by serve, binds the data connections to this session. */
@@ -64,7 +67,9 @@ static const struct field f_result[] = { { "elapsed-ns", F_INT, true, 0, INT64_M
 					 { "trans", F_INTARR, true, 0, PROBE_MAX_FLOWS },
 					 { "tcp-info", F_INTOBJ, false, 0, 16 },
 					 { "dev", F_STR, false, 0, 31 },
-					 { "dev-stats", F_INTOBJ, false, 0, 19 + PROBE_MAX_ETHTOOL },
+					 { "dev-stats", F_INTOBJ, false, 0,
+					   19 + PROBE_MAX_ETHTOOL },
+					 { "zerocopy", F_INTOBJ, false, 0, 3 },
 					 { NULL } };
 
 static const struct {

@@ -29,6 +29,14 @@ enum probe_stop {
 	PROBE_STOP_MAX_ITER,  /* maximum count reached first */
 };
 
+/* How the bulk sender hands its data to the kernel (--send). */
+enum probe_send {
+	PROBE_SEND_COPY,     /* send(): copied from user memory */
+	PROBE_SEND_ZEROCOPY, /* send(MSG_ZEROCOPY): pages pinned, completions on the error queue */
+	PROBE_SEND_SENDFILE, /* sendfile() from a memfd: page-cache pages, no user copy */
+	PROBE_SEND__N
+};
+
 struct probe_cfg {
 	const char *peer; /* host or address */
 	uint16_t port;	  /* control port of the peer */
@@ -39,7 +47,9 @@ struct probe_cfg {
 	uint32_t recv_size;	 /* stream receiver's recv() size; 0: max(msg_size, 128K) */
 	uint32_t sndbuf, rcvbuf; /* 0: autotuned; applied on both ends */
 	bool nodelay;
-	char cc[16];		   /* "" : system default */
+	enum probe_send send; /* the bulk sender's path, on whichever end sends */
+	bool skip_rx_copy;    /* the bulk receiver discards with MSG_TRUNC instead of copying */
+	char cc[16];	      /* "" : system default */
 	int cpu_local, cpu_remote; /* -1: not pinned */
 	unsigned int iter_min, iter_max;
 	double conf_level, conf_width; /* e.g. 99 and 5 (%); level 0: no confidence loop */
@@ -101,6 +111,10 @@ struct probe_side { /* what one end measured in one iteration */
 	uint32_t sndbuf_end, rcvbuf_end; /* SO_SNDBUF/SO_RCVBUF of flow 0 at the end */
 	uint64_t bytes[PROBE_MAX_FLOWS]; /* received (stream/maerts receiver) in the window */
 	uint64_t trans[PROBE_MAX_FLOWS]; /* transactions (rr/crr client) in the window */
+	/* MSG_ZEROCOPY sender, over the run (warmup included, read when its workers ended):
+	 * sends, their completions, and the completions whose data the kernel copied after all
+	 * (SO_EE_CODE_ZEROCOPY_COPIED) */
+	uint64_t zc_sends, zc_done, zc_copied;
 	struct probe_tcpinfo ti;
 };
 
@@ -148,6 +162,9 @@ void probe_print_environment(const char *dev, const char *peer_version);
 /* "host:port", "[v6]:port", "v6" or "host" into host and port (default defport). */
 int probe_peer_split(const char *s, uint16_t defport, char *host, size_t hl, uint16_t *port);
 const char *probe_test_name(enum probe_test t);
+const char *probe_send_name(enum probe_send s);
+/* 0, or -EINVAL for a name that is not copy, zerocopy or sendfile. */
+int probe_send_parse(const char *s, enum probe_send *out);
 int probe_test_parse(const char *s, enum probe_test *t);
 /* What serve grants one client: longer, wider or more frequent requests are refused. */
 struct serve_limits {

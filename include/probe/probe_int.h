@@ -15,7 +15,8 @@
  * retransmissions, seconds apart, and would hold up the control exchange past the peer's wait
  * for 'stop' (PROTO_IDLE_TIMEOUT_MS). */
 #define FINISH_GRACE_S 3
-#define RECV_BUF_MIN	  (128u << 10)
+#define RECV_BUF_MIN   (128u << 10)
+enum { ZC_SENDS, ZC_DONE, ZC_COPIED };
 
 struct eng_flow {
 	int fd;
@@ -25,6 +26,7 @@ struct eng_flow {
 	bool started;
 	uint64_t bytes, trans; /* updated by the worker only, read relaxed by the main thread */
 	uint64_t bytes_a, trans_a, bytes_b, trans_b;
+	uint64_t zc[3]; /* MSG_ZEROCOPY sends, completions, copied (ZC_*); the worker's own */
 	struct tcp_info_snap {
 		uint32_t total_retrans;
 		uint64_t busy, rwnd, sndbuf, bytes_sent;
@@ -49,6 +51,8 @@ struct eng {
 	unsigned int flows;
 	uint32_t msg_size;
 	uint32_t recv_size; /* 0: max(msg_size, RECV_BUF_MIN) */
+	enum probe_send send;
+	bool skip_rx_copy;
 	int cpu;
 	double duration_s, warmup_s;
 	struct eng_sockopts so;
@@ -100,7 +104,7 @@ struct dev_snap {
 	uint64_t bql_limit, bql_inflight, stall_cnt, stall_max;
 	unsigned int n_txq;
 	uint64_t q_packets, q_bytes, tx_stop, tx_wake; /* TX queues' qstats; ~0 unknown */
-	uint64_t spurious_rtx_hostq; /* ~0 unknown */
+	uint64_t spurious_rtx_hostq;		       /* ~0 unknown */
 	unsigned int irq_lines, n_es;
 	char (*es_names)[32];
 	uint64_t *es;

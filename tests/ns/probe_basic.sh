@@ -37,6 +37,19 @@ jcheck "maerts: receive direction measured, sender tcp_info and device counters 
 jcheck "rr 1 byte, pinned L,R: tps and latency p50/p90/p99/p99.9" \
 	"r['transactions-per-s'] > 0 and all(k in r['latency'] for k in ('p50-us','p90-us','p99-us','p99.9-us')) and r['latency']['p50-us'] <= r['latency']['p99.9-us']" \
 	--test rr --msg-size 1 --cpu 0,1 --nodelay --duration 1 --warmup 0.2
+# The sender's and receiver's paths (--send, --skip-rx-copy), on whichever end they run.
+jcheck "stream --send zerocopy: every send notified, the count of copied ones reported" \
+	"d['config']['send'] == 'zerocopy' and r['throughput-mbps'] > 0 and r['zerocopy']['sends'] > 0 and r['zerocopy']['done'] == r['zerocopy']['sends'] and 0 <= r['zerocopy']['copied'] <= r['zerocopy']['done']" \
+	--send zerocopy --duration 1 --warmup 0.2
+jcheck "maerts --send zerocopy: the peer sends with MSG_ZEROCOPY and reports its notifications" \
+	"r['throughput-mbps'] > 0 and r['zerocopy']['sends'] > 0 and r['zerocopy']['done'] == r['zerocopy']['sends']" \
+	--test maerts --send zerocopy --duration 1 --warmup 0.2
+jcheck "stream --send sendfile: data flows, CPU per Gbit/s on both ends" \
+	"d['config']['send'] == 'sendfile' and r['throughput-mbps'] > 0 and r['cpu']['local-process-pct-per-gbit'] > 0 and r['cpu']['remote-process-pct-per-gbit'] > 0" \
+	--send sendfile --duration 1 --warmup 0.2
+jcheck "maerts --skip-rx-copy (MSG_TRUNC here): data flows" \
+	"d['config']['skip-rx-copy'] is True and r['throughput-mbps'] > 0" \
+	--test maerts --skip-rx-copy --duration 1 --warmup 0.2
 jcheck "crr: transactions/s" "r['transactions-per-s'] > 0 and r['latency']['samples'] > 0" \
 	--test crr --msg-size 1 --duration 1 --warmup 0.2
 for rb in 8K 64K auto; do

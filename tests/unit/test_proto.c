@@ -85,6 +85,11 @@ static void test_malformed(void **state)
 	assert_int_equal(parse(SETUP(",\"recv-size\":8192")), PM_SETUP);
 	assert_int_equal(parse(SETUP(",\"recv-size\":-1")), -EPROTO);
 	assert_int_equal(parse(SETUP(",\"recv-size\":1e3")), -EPROTO);
+	/* the sender's and receiver's paths: named choices and a boolean, both optional */
+	assert_int_equal(parse(SETUP(",\"send\":\"zerocopy\",\"skip-rx-copy\":true")), PM_SETUP);
+	assert_int_equal(parse(SETUP(",\"send\":\"sendfile\"")), PM_SETUP);
+	assert_int_equal(parse(SETUP(",\"send\":\"splice\"")), -EPROTO);
+	assert_int_equal(parse(SETUP(",\"skip-rx-copy\":1")), -EPROTO);
 	assert_int_equal(parse("{\"v\":3,\"type\":\"setup-ok\",\"data-port\":\"80\",\"cookie\":1}"),
 			 -EPROTO);
 	assert_non_null(strstr(err, "wrong type"));
@@ -249,6 +254,18 @@ static void test_cfg(void **state)
 	c.iter_min = 5;
 	c.iter_max = 3;
 	assert_int_equal(probe_cfg_check(&c, err, sizeof(err)), -EINVAL);
+	/* the sender's paths by name and back; others refused */
+	{
+		enum probe_send m;
+		unsigned int i;
+
+		for (i = 0; i < PROBE_SEND__N; i++) {
+			assert_int_equal(probe_send_parse(probe_send_name(i), &m), 0);
+			assert_int_equal(m, i);
+		}
+		assert_int_equal(probe_send_parse("splice", &m), -EINVAL);
+		assert_string_equal(probe_send_name(PROBE_SEND_ZEROCOPY), "zerocopy");
+	}
 	assert_int_equal(probe_peer_split("198.18.0.2:5000", 1, host, sizeof(host), &port), 0);
 	assert_string_equal(host, "198.18.0.2");
 	assert_int_equal(port, 5000);
