@@ -532,8 +532,8 @@ void diag_decide(const char *dev, struct diag *d)
 			   d->D, d->D_lo, d->D_hi, LATE_FACTOR, d->knob ? d->knob : "the setting",
 			   d->allowed_us, isnan(d->floor_us) ? 0 : d->floor_us);
 			ev(d, F_STALL,
-			   "at %.0f Mbit/s and tcp_limit_output_bytes %llu the model predicts one flow "
-			   "loses %.0f%% [%.0f, %.0f] to that delay",
+			   "at %.0f Mbit/s and tcp_limit_output_bytes %llu the model predicts one "
+			   "flow loses %.0f%% [%.0f, %.0f] to that delay",
 			   d->mi.rate_bps / 1e6, (unsigned long long)d->tsq_now, 100 * d->mloss,
 			   100 * d->mloss_lo, 100 * d->mloss_hi);
 			ev(d, F_STALL,
@@ -728,10 +728,16 @@ void diag_judge(struct diag *d, double rate_mbps, const char *release)
 	d->mloss_hi = model_loss(&d->mi, d->D_hi, 0, 0);
 }
 
+static const char *const phase_names[DP__N] = {
+	[DP_SETUP] = "setup",	[DP_TXLAT] = "request-response", [DP_FLOWS] = "flows",
+	[DP_TSQ] = "tsq-sweep", [DP_MTU] = "mtu-sweep",
+};
+
 static void print_diag(const struct diag *d)
 {
 	const char *h = diag_headline(d);
 	unsigned int i;
+	int k;
 
 	print_string(PRINT_ANY, "verdict", "\nheadline: %s", h);
 	if (d->headline < F__N && !isnan(d->f[d->headline].loss))
@@ -815,7 +821,8 @@ static void print_diag(const struct diag *d)
 			print_na("tx-stop", " tx-stop %s");
 		}
 		if (fl->have_stall)
-			print_uint(PRINT_ANY, "bql-stall-cnt", ", BQL stall-cnt %llu", fl->stall_cnt);
+			print_uint(PRINT_ANY, "bql-stall-cnt", ", BQL stall-cnt %llu",
+				   fl->stall_cnt);
 		else
 			print_na("bql-stall-cnt", ", BQL stall-cnt %s");
 		if (fl->have_tcpext)
@@ -840,6 +847,7 @@ static void print_diag(const struct diag *d)
 		print_float(PRINT_ANY, "p99-us", ", p99 %.1f us", d->tl.free.p99_us);
 		print_float(PRINT_ANY, "orphan-fraction", ", orphaned %.2f", d->tl.orphan_frac);
 		print_string(PRINT_ANY, "free-is", " (%s)\n", d->tl.free_is);
+		txlat_print_log2(&d->tl.free, false);
 	} else {
 		print_string(PRINT_ANY, "error", "txlat: n/a - %s\n",
 			     d->tl_err[0] ? d->tl_err : "disabled");
@@ -850,7 +858,17 @@ static void print_diag(const struct diag *d)
 		sweep_tsq_print(&d->tsq);
 	if (d->did_mtu)
 		sweep_mtu_print(&d->mtus);
-	print_float(PRINT_ANY, "elapsed-s", "diagnose took %.1f s\n", d->elapsed_s);
+	print_float(PRINT_ANY, "elapsed-s", "diagnose took %.1f s", d->elapsed_s);
+	open_json_object("phase-s");
+	for (k = 0; k < DP__N; k++) {
+		print_text("%s%s ", k ? ", " : " (", phase_names[k]);
+		if (isnan(d->phase_s[k]))
+			print_na(phase_names[k], "%s");
+		else
+			print_float(PRINT_ANY, phase_names[k], "%.1f", d->phase_s[k]);
+	}
+	print_text(")\n");
+	close_json_object();
 }
 
 int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
@@ -863,8 +881,8 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 	bool mtu_sweep = opt->mtu_sweep, no_txlat = opt->no_txlat, tsq_sweep = opt->tsq_sweep;
 	double budget = opt->budget_s;
 	char err[512];
-	double t0 = opt->t0;
-	int ret;
+	double t0 = opt->t0, tp;
+	int ret, k;
 
 	d = calloc(1, sizeof(*d));
 	r = calloc(1, sizeof(*r));
@@ -888,6 +906,10 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 
 	d->floor_us = NAN; /* stays unknown if the measurement fails */
 	timer_floor_us(200, &d->floor_us);
+	for (k = 0; k < DP__N; k++)
+		d->phase_s[k] = NAN;
+	d->phase_s[DP_SETUP] = et_now_s() - t0;
+	tp = et_now_s();
 
 	/* 1. Tracing under request/response load: one small skb in flight at a time, so the ring
 	 * never queues and xmit-to-free is the completion delay itself; also shows orphaning. */
@@ -899,33 +921,40 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 	txlat_close(tl);
 	if (ret)
 		goto fail;
+	d->phase_s[DP_TXLAT] = et_now_s() - tp;
 	d->rtt_us = r->have_lat ? r->lat.p50 : -1;
 	delay_from_txlat(d);
 
 	/* 2. One and two flows, interleaved, until their intervals are narrow. A software
 	 * device has no completion to judge: its finding needs no throughput. */
 	if (!software_dev(d)) {
+		tp = et_now_s();
 		ret = measure_flows(&o, d, NARROW_CI, budget, err, sizeof(err));
 		if (ret)
 			goto fail;
 		d->did_flows = true;
+		d->phase_s[DP_FLOWS] = et_now_s() - tp;
 	}
 
 	/* 3. Optional sweeps; the TSQ sweep also measures D where txlat cannot. */
 	if (tsq_sweep || o.svg || (isnan(d->D) && !software_dev(d))) {
+		tp = et_now_s();
 		ret = sweep_tsq(&o, &d->tsq, err, sizeof(err));
 		if (ret)
 			goto fail;
 		d->did_tsq = true;
+		d->phase_s[DP_TSQ] = et_now_s() - tp;
 		delay_from_sweep(d);
 	}
 	if (mtu_sweep) {
 		if (!o.peer_dev)
 			et_warn("diagnose: --mtu-sweep without --peer-dev: the peer keeps its MTU");
+		tp = et_now_s();
 		ret = sweep_mtu(&o, &d->mtus, err, sizeof(err));
 		if (ret)
 			goto fail;
 		d->did_mtu = true;
+		d->phase_s[DP_MTU] = et_now_s() - tp;
 	}
 
 	/* 4. Judge: the model at this device's rate (or, unknown, what two flows carry). */

@@ -288,37 +288,6 @@ static void print_quantiles(const struct txlat_lat *l)
 	print_float(PRINT_ANY, "max-us", " max %.1f us", l->max_us);
 }
 
-/* log2 microsecond buckets. */
-static void print_log2(const struct txlat_lat *l)
-{
-	const uint64_t *b = l->bin;
-	uint64_t top = 0;
-	int i, lo = l->lo, hi = l->hi;
-
-	for (i = lo; i <= hi; i++)
-		top = b[i] > top ? b[i] : top;
-	open_json_array(PRINT_JSON, "histogram");
-	if (hi >= 0)
-		print_text("  %10s : %-10s\n", "usecs", "count");
-	for (i = lo; i <= hi && hi >= 0; i++) {
-		uint64_t from, to;
-		char bar[41];
-		int n = top ? (int)(b[i] * 40 / top) : 0;
-
-		txlat_log2_bin_us(i, &from, &to);
-		memset(bar, '*', n);
-		bar[n] = 0;
-		open_json_object(NULL);
-		print_uint(PRINT_JSON, "lo-us", NULL, from);
-		print_uint(PRINT_JSON, "hi-us", NULL, to);
-		print_uint(PRINT_JSON, "count", NULL, b[i]);
-		close_json_object();
-		print_text("  %8llu -> %-8llu : %-10llu |%-40s|\n", (unsigned long long)from,
-			   (unsigned long long)to, (unsigned long long)b[i], bar);
-	}
-	close_json_array(PRINT_JSON, NULL);
-}
-
 static void print_queue(const struct txlat_queue *q, int idx, bool hist, const char *key)
 {
 	const struct txlat_counts *c = &q->c;
@@ -343,7 +312,7 @@ static void print_queue(const struct txlat_queue *q, int idx, bool hist, const c
 	print_quantiles(&q->free);
 	print_nl();
 	if (hist)
-		print_log2(&q->free);
+		txlat_print_log2(&q->free, true);
 	close_json_object();
 }
 
@@ -506,7 +475,7 @@ static void print_peer(const struct txlat_result *r)
 	print_quantiles(h);
 	print_nl();
 	if (et_opts.verbose)
-		print_log2(h);
+		txlat_print_log2(h, true);
 	close_json_object();
 }
 

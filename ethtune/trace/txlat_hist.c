@@ -6,6 +6,7 @@
 #include <sys/param.h>
 #include <linux/types.h>
 
+#include "out/json_print.h"
 #include "trace/txlat.h"
 #include "util/stats.h"
 #include "txlat.h"
@@ -203,4 +204,37 @@ void txlat_result_compute(const struct txlat_q *q, struct txlat_result *r)
 		r->verdict = "orphaning";
 	else
 		r->verdict = "owned";
+}
+
+/* log2 microsecond buckets: the JSON array always, the bars only with text. */
+void txlat_print_log2(const struct txlat_lat *l, bool text)
+{
+	const uint64_t *b = l->bin;
+	uint64_t top = 0;
+	int i, lo = l->lo, hi = l->hi;
+
+	for (i = lo; i <= hi; i++)
+		top = b[i] > top ? b[i] : top;
+	open_json_array(PRINT_JSON, "histogram");
+	if (text && hi >= 0)
+		print_text("  %10s : %-10s\n", "usecs", "count");
+	for (i = lo; i <= hi && hi >= 0; i++) {
+		uint64_t from, to;
+		char bar[41];
+		int n = top ? (int)(b[i] * 40 / top) : 0;
+
+		txlat_log2_bin_us(i, &from, &to);
+		memset(bar, '*', n);
+		bar[n] = 0;
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "lo-us", NULL, from);
+		print_uint(PRINT_JSON, "hi-us", NULL, to);
+		print_uint(PRINT_JSON, "count", NULL, b[i]);
+		close_json_object();
+		if (text)
+			print_text("  %8llu -> %-8llu : %-10llu |%-40s|\n",
+				   (unsigned long long)from, (unsigned long long)to,
+				   (unsigned long long)b[i], bar);
+	}
+	close_json_array(PRINT_JSON, NULL);
 }

@@ -50,6 +50,9 @@ struct flows {
 	uint64_t sndbuf_limited_us, busy_us;
 };
 
+/* diagnose's phases, in the order they run (their wall times are reported). */
+enum diag_phase { DP_SETUP, DP_TXLAT, DP_FLOWS, DP_TSQ, DP_MTU, DP__N };
+
 struct diag {
 	char driver[32], kind[32];
 	int speed; /* Mb/s, -1 unknown */
@@ -89,6 +92,7 @@ struct diag {
 	struct action act[MAX_ACT];
 	unsigned int nact;
 	double elapsed_s;
+	double phase_s[DP__N]; /* wall time of each phase; NaN: not run */
 };
 
 /* The model of this device at rate_mbps under the rules of kernel release, the line rate's

@@ -106,6 +106,8 @@ void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t 
 /* The distribution of h whose largest sample is max_ns and whose samples sum to sum_ns. */
 /* The range of log2 bin b of struct txlat_lat, in us: [2^(b-1), 2^b - 1], bin 0 [0, 0]. */
 void txlat_log2_bin_us(int b, uint64_t *lo_us, uint64_t *hi_us);
+/* l's log2 bins as the JSON array "histogram" (non-empty range), and as bars when text. */
+void txlat_print_log2(const struct txlat_lat *l, bool text);
 void txlat_lat_from_hist(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns,
 			 struct txlat_lat *l);
 /* now becomes the window since base: counts, sums and histograms less base's; the largest
