@@ -113,42 +113,50 @@ static int env_add(struct cmp_result *r, unsigned int *cap, const char *key, jso
 	return 0;
 }
 
+static int flatten(struct cmp_result *r, unsigned int *cap, char *key, size_t len, json_t *v);
+
+/* The leaves of x under key[0..len) + ".name" (no dot at the top). */
+static int flatten_member(struct cmp_result *r, unsigned int *cap, char *key, size_t len,
+			  const char *name, json_t *x)
+{
+	int w = snprintf(key + len, CMP_KEY_MAX - len, "%s%s", len ? "." : "", name);
+	int ret;
+
+	if (w < 0 || len + w >= CMP_KEY_MAX)
+		return -E2BIG;
+	ret = flatten(r, cap, key, len + w, x);
+	key[len] = '\0';
+	return ret;
+}
+
 /* Leaves of v under key[0..len), objects by ".name", arrays by ".index"; an empty object or
  * array is a leaf ("{}", "[]"). */
 static int flatten(struct cmp_result *r, unsigned int *cap, char *key, size_t len, json_t *v)
 {
 	const char *k;
+	char idx[24];
 	json_t *x;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	if (json_is_object(v) && json_object_size(v)) {
 		json_object_foreach(v, k, x)
 		{
-			int w = snprintf(key + len, CMP_KEY_MAX - len, "%s%s", len ? "." : "", k);
-
-			if (w < 0 || len + w >= CMP_KEY_MAX)
-				return -E2BIG;
-			ret = flatten(r, cap, key, len + w, x);
+			ret = flatten_member(r, cap, key, len, k, x);
 			if (ret)
-				return ret;
+				break;
 		}
-		key[len] = '\0';
-		return 0;
+		return ret;
 	}
 	if (json_is_array(v) && json_array_size(v)) {
 		json_array_foreach(v, i, x)
 		{
-			int w = snprintf(key + len, CMP_KEY_MAX - len, "%s%zu", len ? "." : "", i);
-
-			if (w < 0 || len + w >= CMP_KEY_MAX)
-				return -E2BIG;
-			ret = flatten(r, cap, key, len + w, x);
+			snprintf(idx, sizeof(idx), "%zu", i);
+			ret = flatten_member(r, cap, key, len, idx, x);
 			if (ret)
-				return ret;
+				break;
 		}
-		key[len] = '\0';
-		return 0;
+		return ret;
 	}
 	return env_add(r, cap, key, v);
 }

@@ -318,6 +318,7 @@ int mx_run(struct mx_run *m,
 	struct probe_result *res = calloc(1, sizeof(*res));
 	unsigned int ncur = 0, round, i, done = m->resumed, total = m->ncells * m->iter_max;
 	double t0 = et_now_s();
+	bool unwritable = false; /* the result file failed: no final write over it */
 	int ret = 0;
 
 	if (!res)
@@ -364,6 +365,7 @@ int mx_run(struct mx_run *m,
 			if (progress)
 				progress(m, c, round + 1, done, total);
 			ret = write_file(m, err, errlen);
+			unwritable = ret != 0;
 		}
 		if (!any && !ret)
 			break;
@@ -380,13 +382,12 @@ int mx_run(struct mx_run *m,
 		else if (c->n >= m->iter_max)
 			c->stop = "max-iterations";
 	}
+	/* a spent budget ends the run without an error: as complete as it will be; a failure or
+	 * an interrupt leaves it to be resumed */
 	m->complete = !ret;
-	for (i = 0; i < m->ncells; i++)
-		if (m->cell[i].stop && !strcmp(m->cell[i].stop, "budget"))
-			m->complete = true; /* spent: as complete as it will be */
 	if (m->complete)
 		now_iso(m->finished, sizeof(m->finished));
-	if (ret != -ENOSPC && !(ret && strstr(err, "cannot write"))) {
+	if (!unwritable) {
 		char e2[300];
 		int wret = write_file(m, e2, sizeof(e2));
 

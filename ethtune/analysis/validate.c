@@ -1732,32 +1732,37 @@ out:
 	return ret == -EINTR || c->fatal[0] ? ret : 0;
 }
 
-/* ---- 8. large-mtu ---- */
-
-/* fn(ctx) in the peer's namespace (--peer-netns; in ours without it): a child enters it, so ctx,
- * len bytes, travels through memory shared with it, both ways. fn's 0 or -errno. */
 /* ---- 8. gso ---- */
 
-static const char *gso_counts(const struct val_gso_phase *p)
+/* What the device's TX packets count, from its mean packet against the traced skbs'. */
+enum gso_count { GC_UNKNOWN, GC_WIRE, GC_SUPER, GC_NEITHER };
+static const char *const gso_count_names[] = {
+	[GC_UNKNOWN] = NULL,
+	[GC_WIRE] = "wire packets",
+	[GC_SUPER] = "super-packets",
+	[GC_NEITHER] = "neither",
+};
+
+static enum gso_count gso_counts(const struct val_gso_phase *p)
 {
 	double dev, wire, super;
 
 	if (!p->dev_pkts || !p->segs || !p->skbs)
-		return NULL;
+		return GC_UNKNOWN;
 	dev = (double)p->dev_bytes / (double)p->dev_pkts;
 	wire = (double)p->bytes / (double)p->segs;
 	super = (double)p->bytes / (double)p->skbs;
 	if (dev >= wire / VAL_GSO_COUNT_TOL && dev <= wire * VAL_GSO_COUNT_TOL)
-		return "wire packets";
+		return GC_WIRE;
 	if (dev >= super / VAL_GSO_COUNT_TOL && dev <= super * VAL_GSO_COUNT_TOL)
-		return "super-packets";
-	return "neither";
+		return GC_SUPER;
+	return GC_NEITHER;
 }
 
 void val_gso_judge(const struct val_gso *m, struct val_res *r)
 {
 	const struct val_gso_phase *p0 = &m->p[0];
-	const char *counts = NULL;
+	enum gso_count counts = GC_UNKNOWN;
 	unsigned int i, bound = 0, lowered = 0;
 
 	if (!m->n || !p0->skbs) {
@@ -1778,7 +1783,7 @@ void val_gso_judge(const struct val_gso *m, struct val_res *r)
 	for (i = 0; i < m->n; i++) {
 		const struct val_gso_phase *p = &m->p[i];
 		double per = p->skbs ? (double)p->segs / (double)p->skbs : 0;
-		const char *k = gso_counts(p);
+		enum gso_count k = gso_counts(p);
 
 		val_diag(r,
 			 "%s: %llu skbs (%llu GSO) made %llu wire packets, the largest %llu bytes "
@@ -1812,9 +1817,9 @@ void val_gso_judge(const struct val_gso *m, struct val_res *r)
 				val_diag(r, "%s: the flow did not reach the limit", p->what);
 		}
 		/* wire against super-packets only where the two are apart */
-		if (!k || per < VAL_GSO_APART_SEGS)
+		if (k == GC_UNKNOWN || per < VAL_GSO_APART_SEGS)
 			continue;
-		if (!strcmp(k, "neither")) {
+		if (k == GC_NEITHER) {
 			val_set(r, VR_FAIL,
 				"%s: the device counted %llu packets of %.0f bytes on average for "
 				"%llu "
@@ -1825,9 +1830,9 @@ void val_gso_judge(const struct val_gso *m, struct val_res *r)
 				(unsigned long long)p->skbs, (double)p->bytes / (double)p->skbs);
 			return;
 		}
-		if (counts && strcmp(counts, k)) {
+		if (counts != GC_UNKNOWN && counts != k) {
 			val_set(r, VR_FAIL, "the device counted %s in one flow and %s in another",
-				counts, k);
+				gso_count_names[counts], gso_count_names[k]);
 			return;
 		}
 		counts = k;
@@ -1839,12 +1844,14 @@ void val_gso_judge(const struct val_gso *m, struct val_res *r)
 			(unsigned long long)p0->max_len, (unsigned long long)p0->max_segs);
 		return;
 	}
-	if (counts)
-		val_diag(r, "the device's TX packets are %s", counts);
+	if (counts != GC_UNKNOWN)
+		val_diag(r, "the device's TX packets are %s", gso_count_names[counts]);
 	val_set(r, VR_PASS,
 		"no skb above the limits in %u flows (%u of %u lowered limits reached); TX packets "
 		"counted as %s",
-		m->n, bound, lowered, counts ? counts : "n/a (too few segments per skb to tell)");
+		m->n, bound, lowered,
+		counts != GC_UNKNOWN ? gso_count_names[counts]
+				     : "n/a (too few segments per skb to tell)");
 }
 
 /* The limits in force on the device: the larger of gso-max-size and gso-ipv4-max-size (the one
@@ -2002,6 +2009,10 @@ static int check_gso(struct val_ctx *c, struct val_res *r)
 	return 0;
 }
 
+/* ---- 9. large-mtu ---- */
+
+/* fn(ctx) in the peer's namespace (--peer-netns; in ours without it): a child enters it, so ctx,
+ * len bytes, travels through memory shared with it, both ways. fn's 0 or -errno. */
 static int peer_run(const struct val_ctx *c, int (*fn)(void *), void *ctx, size_t len)
 {
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -2123,7 +2134,7 @@ out:
 	return ret == -EINTR || c->fatal[0] ? ret : 0;
 }
 
-/* ---- 9. nothing-left ---- */
+/* ---- 10. nothing-left ---- */
 
 /* New kernel log lines since the start that name a WARNING, a BUG or a TX timeout. */
 static unsigned int kmsg_bad(struct val_ctx *c, struct val_res *r)

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "capture.h"
 #include <jansson.h>
 
 #include "analysis/compare.h"
@@ -67,27 +69,23 @@ static const struct cmp_envdiff *env_of(const struct cmp_host *h, const char *ke
 }
 
 /* What cmp_print writes, as a string. */
+struct capture_arg {
+	const struct cmp_report *rep;
+	bool json;
+};
+
+static void print_fn(void *a)
+{
+	const struct capture_arg *c = a;
+
+	cmp_print(c->rep, c->json);
+}
+
 static char *capture(const struct cmp_report *rep, bool json)
 {
-	FILE *tmp = tmpfile();
-	int saved;
-	long n;
-	char *s;
+	struct capture_arg c = { rep, json };
 
-	assert_non_null(tmp);
-	fflush(stdout);
-	saved = dup(1);
-	dup2(fileno(tmp), 1);
-	cmp_print(rep, json);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	n = ftell(tmp);
-	rewind(tmp);
-	s = calloc(1, n + 1);
-	assert_int_equal(fread(s, 1, n, tmp), (size_t)n);
-	fclose(tmp);
-	return s;
+	return capture_stdout(print_fn, &c);
 }
 
 static void test_holm(void **state)

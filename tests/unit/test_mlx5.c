@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+
+#include "capture.h"
 #include <jansson.h>
 #include <infiniband/mlx5dv.h>
 
@@ -60,29 +62,6 @@ int __wrap_mlx5_read_pflags(const char *netdev, struct mlx5_pflags *pf)
 	return pf_ret;
 }
 
-/* Capture stdout of fn(arg) as a string (caller frees). */
-static char *capture(void (*fn)(void *), void *arg)
-{
-	FILE *tmp = tmpfile();
-	int saved;
-	long n;
-	char *s;
-
-	fflush(stdout);
-	saved = dup(1);
-	dup2(fileno(tmp), 1);
-	fn(arg);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	n = ftell(tmp);
-	rewind(tmp);
-	s = calloc(1, n + 1);
-	assert_int_equal(fread(s, 1, n, tmp), (size_t)n);
-	fclose(tmp);
-	return s;
-}
-
 static void full_answer(void)
 {
 	memset(&dv_answer, 0, sizeof(dv_answer));
@@ -124,7 +103,7 @@ static void test_report_json(void **state)
 
 	full_answer();
 	query_ret = 0;
-	out = capture(show_caps_json, &ret);
+	out = capture_stdout(show_caps_json, &ret);
 	assert_int_equal(ret, 0);
 	j = json_loads(out, 0, NULL);
 	assert_non_null(j);
@@ -153,7 +132,7 @@ static void test_report_text(void **state)
 
 	full_answer();
 	query_ret = 0;
-	out = capture(show_caps_text, &ret);
+	out = capture_stdout(show_caps_text, &ret);
 	assert_int_equal(ret, 0);
 	assert_non_null(strstr(out, "mlx5dv:\n"));
 	assert_non_null(strstr(out, "  cqe-version: 1\n"));
@@ -166,7 +145,7 @@ static void test_report_text(void **state)
 
 	/* CQE version 0 devices (ConnectX-4 before CQE v1 firmware) */
 	dv_answer.flags = 0;
-	out = capture(show_caps_text, &ret);
+	out = capture_stdout(show_caps_text, &ret);
 	assert_non_null(strstr(out, "  cqe-version: 0\n"));
 	assert_non_null(strstr(out, "  flags: none\n"));
 	free(out);
@@ -178,7 +157,7 @@ static void test_query_error(void **state)
 	int ret = 0;
 
 	query_ret = EOPNOTSUPP;
-	out = capture(show_caps_json, &ret);
+	out = capture_stdout(show_caps_json, &ret);
 	assert_int_equal(ret, -EOPNOTSUPP);
 	free(out);
 	query_ret = 0;
@@ -294,7 +273,7 @@ static void test_show_extra(void **state)
 	/* 6.x mlx5e order: rx_cqe_moder tx_cqe_moder rx_cqe_compress rx_striding_rq ... */
 	set_pf("rx_cqe_moder tx_cqe_moder rx_cqe_compress rx_striding_rq", "1001");
 	pf_ret = 0;
-	out = capture(show_extra_json, ret);
+	out = capture_stdout(show_extra_json, ret);
 	assert_int_equal(ret[0], 0);
 	j = json_loads(out, 0, NULL);
 	m = json_object_get(j, "mlx5");
@@ -310,14 +289,14 @@ static void test_show_extra(void **state)
 
 	/* TX CQE mode on: the text warns about the TSQ stall */
 	set_pf("rx_cqe_moder tx_cqe_moder rx_cqe_compress", "110");
-	out = capture(show_extra_text, ret);
+	out = capture_stdout(show_extra_text, ret);
 	assert_non_null(strstr(out, "  tx-cq-period-mode: cqe\n"));
 	assert_non_null(strstr(out, "48bfc39791b8"));
 	free(out);
 
 	/* flags unreadable: modes n/a in text, absent in JSON */
 	pf_ret = -EOPNOTSUPP;
-	out = capture(show_extra_text, ret);
+	out = capture_stdout(show_extra_text, ret);
 	assert_non_null(strstr(out, "  tx-cq-period-mode: n/a\n"));
 	assert_non_null(strstr(out, "private flags unreadable"));
 	free(out);
@@ -325,7 +304,7 @@ static void test_show_extra(void **state)
 
 	/* not mlx5: nothing printed, -ENODEV */
 	ret[1] = 1;
-	out = capture(show_extra_json, ret);
+	out = capture_stdout(show_extra_json, ret);
 	assert_int_equal(ret[0], -ENODEV);
 	free(out);
 	assert_false(mlx5_is_netdev("ee0"));

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include "analysis/validate.h"
 #include "nl/devobj.h"
 
@@ -97,27 +99,23 @@ static struct val_report *sample(void)
 	return r;
 }
 
-static char *capture(const struct val_report *r, bool json)
-{
-	FILE *tmp = tmpfile();
-	int saved;
-	long n;
-	char *s;
+struct capture_arg {
+	const struct val_report *rep;
+	bool json;
+};
 
-	assert_non_null(tmp);
-	fflush(stdout);
-	saved = dup(1);
-	dup2(fileno(tmp), 1);
-	val_print(r, json);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	n = ftell(tmp);
-	rewind(tmp);
-	s = calloc(1, n + 1);
-	assert_int_equal(fread(s, 1, n, tmp), (size_t)n);
-	fclose(tmp);
-	return s;
+static void print_fn(void *a)
+{
+	const struct capture_arg *c = a;
+
+	val_print(c->rep, c->json);
+}
+
+static char *capture(const struct val_report *rep, bool json)
+{
+	struct capture_arg c = { rep, json };
+
+	return capture_stdout(print_fn, &c);
 }
 
 static void test_ktap(void **state)
