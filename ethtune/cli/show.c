@@ -24,6 +24,10 @@ static const char *const tsq_sysctls[][2] = {
 	{ "net.ipv4.tcp_congestion_control", "tcp_congestion_control" },
 	{ "net.ipv4.tcp_autocorking", "tcp_autocorking" },
 	{ "net.core.default_qdisc", "default_qdisc" },
+	/* kernel-wide, visible in the initial namespace only: the socket's page frags (order-0
+	 * at 1) and the frags an skb may carry */
+	{ "net.core.high_order_alloc_disable", "high_order_alloc_disable" },
+	{ "net.core.max_skb_frags", "max_skb_frags" },
 };
 
 int sysctl_get(const char *name, char *buf, size_t len)
@@ -45,12 +49,12 @@ static void show_sysctls(void)
 	size_t i;
 
 	open_json_object("sysctl");
-	print_text("TSQ-relevant sysctls (this namespace):\n");
+	print_text("TSQ and page-frag sysctls (this namespace; the frag ones kernel-wide):\n");
 	for (i = 0; i < sizeof(tsq_sysctls) / sizeof(tsq_sysctls[0]); i++) {
 		char buf[128], fmt[64];
 		char *p;
 
-		snprintf(fmt, sizeof(fmt), "%-22s %%s\n", tsq_sysctls[i][1]);
+		snprintf(fmt, sizeof(fmt), "%-24s %%s\n", tsq_sysctls[i][1]);
 		if (sysctl_get(tsq_sysctls[i][0], buf, sizeof(buf))) {
 			print_na(tsq_sysctls[i][0], fmt);
 			continue;
@@ -60,7 +64,7 @@ static void show_sysctls(void)
 				*p = ' ';
 		/* Single numbers are numbers in JSON; triples and names stay strings. */
 		if (buf[0] >= '0' && buf[0] <= '9' && !strchr(buf, ' ')) {
-			snprintf(fmt, sizeof(fmt), "%-22s %%llu\n", tsq_sysctls[i][1]);
+			snprintf(fmt, sizeof(fmt), "%-24s %%llu\n", tsq_sysctls[i][1]);
 			print_uint(PRINT_ANY, tsq_sysctls[i][0], fmt, strtoull(buf, NULL, 10));
 		} else {
 			print_string(PRINT_ANY, tsq_sysctls[i][0], fmt, buf);
