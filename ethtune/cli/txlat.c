@@ -311,6 +311,7 @@ static void print_queue(const struct txlat_queue *q, int idx, bool hist, const c
 	print_uint(PRINT_JSON, "max-gso-segs", NULL, c->max_segs);
 	print_quantiles(&q->free);
 	print_nl();
+	txlat_print_frags(c, hist);
 	if (hist)
 		txlat_print_log2(&q->free, true);
 	close_json_object();

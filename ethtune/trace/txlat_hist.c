@@ -128,9 +128,14 @@ void txlat_q_window(struct txlat_q *now, const struct txlat_q *base)
 	}
 }
 
+_Static_assert(TXLAT_NFRAGS == TXLAT_FRAG_SLOTS && TXLAT_NFRAG_BINS == TXLAT_FRAG_BINS &&
+		       TXLAT_NFCLASSES == TXLAT_FCLASSES,
+	       "trace/txlat.h and bpf/txlat.h disagree on the frag counters");
+
 static void counts_from(struct txlat_counts *c, const struct txlat_qstats *st)
 {
 	const __u64 *v = st->c;
+	unsigned int i;
 
 	c->xmit = v[TXLAT_C_XMIT];
 	c->bytes = v[TXLAT_C_XMIT_BYTES];
@@ -151,6 +156,13 @@ static void counts_from(struct txlat_counts *c, const struct txlat_qstats *st)
 	c->segs = v[TXLAT_C_SEGS];
 	c->max_len = st->max_len;
 	c->max_segs = st->max_segs;
+	memcpy(c->frags, v + TXLAT_C_FRAGS, sizeof(c->frags));
+	memcpy(c->frag_bytes, v + TXLAT_C_FRAG_BYTES, sizeof(c->frag_bytes));
+	for (i = 0; i < TXLAT_NFCLASSES; i++) {
+		c->fclass_n[i] = v[TXLAT_C_FCLASS_N + i];
+		c->fclass_mean_us[i] =
+			c->fclass_n[i] ? v[TXLAT_C_FCLASS_NS + i] / 1e3 / c->fclass_n[i] : NAN;
+	}
 }
 
 static void sum_q(struct txlat_q *dst, const struct txlat_q *src)
@@ -237,4 +249,78 @@ void txlat_print_log2(const struct txlat_lat *l, bool text)
 				   (unsigned long long)b[i], bar);
 	}
 	close_json_array(PRINT_JSON, NULL);
+}
+
+const char *txlat_fclass_name(unsigned int k)
+{
+	static const char *const names[TXLAT_NFCLASSES] = { "0", "1-4", "5-16", "17+" };
+
+	return k < TXLAT_NFCLASSES ? names[k] : "?";
+}
+
+void txlat_print_frags(const struct txlat_counts *c, bool text)
+{
+	uint64_t n = 0, sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < TXLAT_NFRAGS; i++) {
+		n += c->frags[i];
+		sum += c->frags[i] * i;
+	}
+	open_json_object("frags");
+	if (text)
+		print_text("    frags per skb:");
+	if (n)
+		print_float(PRINT_ANY, "mean", text ? " mean %.2f" : NULL, (double)sum / n);
+	else if (text)
+		print_na("mean", " mean %s");
+	open_json_array(PRINT_JSON, "histogram");
+	for (i = 0; i < TXLAT_NFRAGS; i++) {
+		if (!c->frags[i])
+			continue;
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "frags", NULL, i);
+		print_uint(PRINT_JSON, "skbs", NULL, c->frags[i]);
+		close_json_object();
+		if (text)
+			print_text(" %u%s:%llu", i, i == TXLAT_NFRAGS - 1 ? "+" : "",
+				   (unsigned long long)c->frags[i]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (text)
+		print_text("; bytes per frag:");
+	open_json_array(PRINT_JSON, "bytes-per-frag");
+	for (i = 0; i < TXLAT_NFRAG_BINS; i++) {
+		if (!c->frag_bytes[i])
+			continue;
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "lo-bytes", NULL, 1ULL << i);
+		if (i < TXLAT_NFRAG_BINS - 1)
+			print_uint(PRINT_JSON, "hi-bytes", NULL, (2ULL << i) - 1);
+		print_uint(PRINT_JSON, "skbs", NULL, c->frag_bytes[i]);
+		close_json_object();
+		if (text)
+			print_text(" %llu%s:%llu", 1ULL << i, i == TXLAT_NFRAG_BINS - 1 ? "+" : "",
+				   (unsigned long long)c->frag_bytes[i]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (text)
+		print_text("; xmit-to-free by frags:");
+	open_json_array(PRINT_JSON, "free-by-frags");
+	for (i = 0; i < TXLAT_NFCLASSES; i++) {
+		if (!c->fclass_n[i])
+			continue;
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "frags", NULL, txlat_fclass_name(i));
+		print_uint(PRINT_JSON, "skbs", NULL, c->fclass_n[i]);
+		print_float(PRINT_JSON, "mean-us", NULL, c->fclass_mean_us[i]);
+		close_json_object();
+		if (text)
+			print_text(" %s: %.1f us (%llu)", txlat_fclass_name(i),
+				   c->fclass_mean_us[i], (unsigned long long)c->fclass_n[i]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (text)
+		print_text("\n");
+	close_json_object();
 }

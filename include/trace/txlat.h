@@ -17,6 +17,9 @@
  */
 
 #define TXLAT_QUEUES	32 /* TX queues; the last also counts every queue above it ("31+") */
+#define TXLAT_NFRAGS	48 /* frag-count slots: 0..46 frags, the last 47 or more */
+#define TXLAT_NFRAG_BINS 20 /* bytes-per-frag log2 bins: [2^b, 2^(b+1)), the last open */
+#define TXLAT_NFCLASSES 4 /* frag classes of the free's latency: 0, 1-4, 5-16, 17+ */
 #define TXLAT_LOG2_BINS 64
 
 struct txlat;	   /* an open tracer */
@@ -56,6 +59,10 @@ struct txlat_counts {
 	uint64_t segs;		   /* the wire packets all skbs make (gso_segs, or 1) */
 	uint64_t max_len;	   /* the longest skb handed to the driver, bytes */
 	uint64_t max_segs;	   /* the most gso_segs of one */
+	uint64_t frags[TXLAT_NFRAGS];	       /* skbs by nr_frags at xmit */
+	uint64_t frag_bytes[TXLAT_NFRAG_BINS]; /* skbs with frags by data_len / nr_frags */
+	uint64_t fclass_n[TXLAT_NFCLASSES];    /* frees by the skb's frag class */
+	double fclass_mean_us[TXLAT_NFCLASSES]; /* their mean xmit-to-free; NaN when none */
 };
 
 struct txlat_queue {
@@ -108,6 +115,11 @@ void txlat_hist_median_ci(const struct txlat_hist *h, uint64_t *lo_ns, uint64_t 
 void txlat_log2_bin_us(int b, uint64_t *lo_us, uint64_t *hi_us);
 /* l's log2 bins as the JSON array "histogram" (non-empty range), and as bars when text. */
 void txlat_print_log2(const struct txlat_lat *l, bool text);
+/* "0", "1-4", "5-16", "17+": the frag class k of fclass_n and fclass_mean_us. */
+const char *txlat_fclass_name(unsigned int k);
+/* c's frags per skb, bytes per frag and xmit-to-free by frag class: a "frags" JSON object,
+ * and one text line when text. */
+void txlat_print_frags(const struct txlat_counts *c, bool text);
 void txlat_lat_from_hist(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns,
 			 struct txlat_lat *l);
 /* now becomes the window since base: counts, sums and histograms less base's; the largest

@@ -134,6 +134,37 @@ static void test_all_queues(void **state)
 	assert_string_equal(res.verdict, "owned");
 }
 
+/* Frags per skb, bytes per frag and the free's latency by frag class, per queue and summed:
+ * the seed's 64 KB skb in 16 frags of 4 KB (order-0) on one queue, 2 of 32 KB on another. */
+static void test_frags(void **state)
+{
+	reset();
+	qs[0].st.c[TXLAT_C_XMIT] = 100;
+	qs[0].st.c[TXLAT_C_FRAGS + 16] = 100;
+	qs[0].st.c[TXLAT_C_FRAG_BYTES + 12] = 100; /* [4096, 8191] */
+	qs[0].st.c[TXLAT_C_FCLASS_N + 2] = 100;	   /* 5-16 */
+	qs[0].st.c[TXLAT_C_FCLASS_NS + 2] = 100 * 30000;
+	qs[1].st.c[TXLAT_C_XMIT] = 50;
+	qs[1].st.c[TXLAT_C_FRAGS + 2] = 50;
+	qs[1].st.c[TXLAT_C_FRAG_BYTES + 15] = 50; /* [32768, 65535] */
+	qs[1].st.c[TXLAT_C_FCLASS_N + 1] = 50;	  /* 1-4 */
+	qs[1].st.c[TXLAT_C_FCLASS_NS + 1] = 50 * 20000;
+	txlat_result_compute(qs, &res);
+
+	assert_int_equal(res.q[0].c.frags[16], 100);
+	assert_int_equal(res.q[1].c.frags[2], 50);
+	assert_int_equal(res.c.frags[16], 100);
+	assert_int_equal(res.c.frags[2], 50);
+	assert_int_equal(res.c.frag_bytes[12], 100);
+	assert_int_equal(res.c.frag_bytes[15], 50);
+	assert_true(fabs(res.q[0].c.fclass_mean_us[2] - 30) < 1e-9);
+	assert_true(fabs(res.c.fclass_mean_us[1] - 20) < 1e-9);
+	assert_true(isnan(res.c.fclass_mean_us[0]) && isnan(res.c.fclass_mean_us[3]));
+	assert_int_equal(res.c.fclass_n[2], 100);
+	assert_string_equal(txlat_fclass_name(2), "5-16");
+	assert_string_equal(txlat_fclass_name(3), "17+");
+}
+
 /* Nothing traced: every quantile n/a, no bins, no verdict; without kallsyms no orphans. */
 static void test_empty_and_no_ksyms(void **state)
 {
@@ -257,6 +288,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single_queue),
 		cmocka_unit_test(test_all_queues),
+		cmocka_unit_test(test_frags),
 		cmocka_unit_test(test_empty_and_no_ksyms),
 		cmocka_unit_test(test_lat_capped),
 		cmocka_unit_test(test_window),

@@ -78,7 +78,7 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct skb_shared_info *si;
 	struct txlat_qstats *st;
 	__u64 key = (__u64)skb;
-	__u32 q, len, segs, gso;
+	__u32 q, len, segs, gso, nfr, fi;
 
 	if (!dev)
 		dev = BPF_CORE_READ(skb, dev);
@@ -109,6 +109,21 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
 	st->c[TXLAT_C_SEGS] += segs;
 	if (segs > st->max_segs)
 		st->max_segs = segs;
+	/* the pieces the driver maps: page frags, and their mean size (data_len per frag) */
+	nfr = BPF_CORE_READ(si, nr_frags);
+	fi = nfr < TXLAT_FRAG_SLOTS ? nfr : TXLAT_FRAG_SLOTS - 1;
+	asm volatile("" : "+r"(fi));
+	if (fi < TXLAT_FRAG_SLOTS)
+		st->c[TXLAT_C_FRAGS + fi]++;
+	if (nfr) {
+		fi = txlat_log2(BPF_CORE_READ(skb, data_len) / nfr);
+		if (fi >= TXLAT_FRAG_BINS)
+			fi = TXLAT_FRAG_BINS - 1;
+		asm volatile("" : "+r"(fi));
+		if (fi < TXLAT_FRAG_BINS)
+			st->c[TXLAT_C_FRAG_BYTES + fi]++;
+	}
+	e.flags |= txlat_fclass(nfr) << TXLAT_F_FCLASS_SHIFT;
 	if (skb_is_tcp(skb)) {
 		__u64 d = (__u64)BPF_CORE_READ(skb, destructor);
 
@@ -140,7 +155,7 @@ static __always_inline int on_free(struct sk_buff *skb, __u32 ctr)
 	__u64 key = (__u64)skb, ns, head;
 	struct txlat_qstats *st;
 	struct txlat_skb *e;
-	__u32 q, flags;
+	__u32 q, flags, cls;
 
 	/* Runs for every skb freed on the machine: a miss must stay cheap. */
 	e = bpf_map_lookup_elem(&inflight, &key);
@@ -163,6 +178,9 @@ static __always_inline int on_free(struct sk_buff *skb, __u32 ctr)
 	if (ctr < TXLAT_C_NCTR)
 		st->c[ctr]++;
 	record(st, q, TXLAT_H_FREE, ns);
+	cls = (flags >> TXLAT_F_FCLASS_SHIFT) & (TXLAT_FCLASSES - 1);
+	st->c[TXLAT_C_FCLASS_N + cls]++;
+	st->c[TXLAT_C_FCLASS_NS + cls] += ns;
 	if (flags & TXLAT_F_WFREE) {
 		if ((__u64)BPF_CORE_READ(skb, destructor) == addr_tcp_wfree) {
 			st->c[TXLAT_C_TCP_OWNED_FREE]++;

@@ -19,6 +19,19 @@ enum txlat_hist_kind {
 	TXLAT_H_NKINDS,
 };
 
+/* Frags per skb at xmit: counts for 0..TXLAT_FRAG_SLOTS-2 frags, the last slot for that many
+ * or more (CONFIG_MAX_SKB_FRAGS goes to 45); bytes per frag in log2 bins ([2^b, 2^(b+1)), the
+ * last open); the free's latency summed per class of frag count: 0 (linear), 1-4, 5-16, 17 or
+ * more (the classic MAX_SKB_FRAGS and beyond). */
+#define TXLAT_FRAG_SLOTS 48
+#define TXLAT_FRAG_BINS	 20
+#define TXLAT_FCLASSES	 4
+
+static __always_inline __u32 txlat_fclass(__u32 nr_frags)
+{
+	return nr_frags == 0 ? 0 : nr_frags <= 4 ? 1 : nr_frags <= 16 ? 2 : 3;
+}
+
 /* Per-queue counters (per CPU in the kernel, summed by user space). */
 enum txlat_ctr {
 	TXLAT_C_XMIT, /* skbs handed to the driver */
@@ -38,7 +51,14 @@ enum txlat_ctr {
 	TXLAT_C_PEER, /* received by the peer (netif_receive_skb), receiver-side devices */
 	TXLAT_C_GSO,  /* GSO super-packets handed to the driver (gso_size set) */
 	TXLAT_C_SEGS, /* the wire packets they make: gso_segs of a GSO skb, 1 of another */
-	TXLAT_C_NCTR,
+	/* TXLAT_FRAG_SLOTS counters: skbs by nr_frags at xmit */
+	TXLAT_C_FRAGS,
+	/* TXLAT_FRAG_BINS counters: skbs with frags by log2 of data_len / nr_frags */
+	TXLAT_C_FRAG_BYTES = TXLAT_C_FRAGS + TXLAT_FRAG_SLOTS,
+	/* TXLAT_FCLASSES counters each: frees by the skb's frag class, their xmit-to-free ns */
+	TXLAT_C_FCLASS_N = TXLAT_C_FRAG_BYTES + TXLAT_FRAG_BINS,
+	TXLAT_C_FCLASS_NS = TXLAT_C_FCLASS_N + TXLAT_FCLASSES,
+	TXLAT_C_NCTR = TXLAT_C_FCLASS_NS + TXLAT_FCLASSES,
 };
 
 struct txlat_qstats {
@@ -64,6 +84,7 @@ struct txlat_q {
 #define TXLAT_F_WFREE	   2 /* destructor tcp_wfree at xmit */
 #define TXLAT_F_WFREE_DONE 4 /* tcp_wfree already ran */
 #define TXLAT_F_PEER_DONE  8 /* the peer received it */
+#define TXLAT_F_FCLASS_SHIFT 8 /* bits 8-9: txlat_fclass() of the skb at xmit */
 struct txlat_skb {
 	__u64 ts;
 	__u64 head; /* skb->head at xmit: tells a reused skb address from the same skb */

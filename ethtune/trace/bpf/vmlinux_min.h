@@ -35,6 +35,7 @@ struct sk_buff {
 	struct sock *sk;
 	void (*destructor)(struct sk_buff *skb);
 	unsigned int len;
+	unsigned int data_len;
 	__u16 queue_mapping;
 	__be16 protocol;
 	__u16 network_header;
@@ -43,6 +44,7 @@ struct sk_buff {
 };
 
 struct skb_shared_info {
+	__u8 nr_frags;
 	unsigned short gso_size;
 	unsigned short gso_segs;
 };
