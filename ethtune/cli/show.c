@@ -24,11 +24,14 @@ static const char *const tsq_sysctls[][2] = {
 	{ "net.ipv4.tcp_congestion_control", "tcp_congestion_control" },
 	{ "net.ipv4.tcp_autocorking", "tcp_autocorking" },
 	{ "net.core.default_qdisc", "default_qdisc" },
-	/* kernel-wide, visible in the initial namespace only: the socket's page frags (order-0
-	 * at 1) and the frags an skb may carry */
+	/* kernel-wide, shown in the initial namespace only (the last KERNEL_SYSCTLS): the
+	 * socket's page frags (order-0 at 1) and the frags an skb may carry */
 	{ "net.core.high_order_alloc_disable", "high_order_alloc_disable" },
 	{ "net.core.max_skb_frags", "max_skb_frags" },
 };
+
+#define KERNEL_SYSCTLS 2
+#define NS_SYSCTLS     (sizeof(tsq_sysctls) / sizeof(tsq_sysctls[0]) - KERNEL_SYSCTLS)
 
 int sysctl_get(const char *name, char *buf, size_t len)
 {
@@ -49,13 +52,15 @@ static void show_sysctls(void)
 	size_t i;
 
 	open_json_object("sysctl");
-	print_text("TSQ and page-frag sysctls (this namespace; the frag ones kernel-wide):\n");
+	print_text("TSQ sysctls (this namespace) and page-frag ones (kernel-wide):\n");
 	for (i = 0; i < sizeof(tsq_sysctls) / sizeof(tsq_sysctls[0]); i++) {
 		char buf[128], fmt[64];
 		char *p;
 
 		snprintf(fmt, sizeof(fmt), "%-24s %%s\n", tsq_sysctls[i][1]);
-		if (sysctl_get(tsq_sysctls[i][0], buf, sizeof(buf))) {
+		/* the frag ones are kernel-wide: read from the initial namespace where hidden */
+		if ((i < NS_SYSCTLS ? sysctl_get(tsq_sysctls[i][0], buf, sizeof(buf))
+				    : sysctl_get_kernel(tsq_sysctls[i][0], buf, sizeof(buf)))) {
 			print_na(tsq_sysctls[i][0], fmt);
 			continue;
 		}

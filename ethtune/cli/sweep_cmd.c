@@ -43,10 +43,10 @@ static const struct cli_opt sweep_opts[] = {
 const struct cli_cmd cli_sweep = {
 	.name = "sweep",
 	.fn = cmd_sweep,
-	.synopsis = "tsq|mtu DEV --peer ADDR[:PORT] |\n"
+	.synopsis = "tsq|mtu|frags DEV --peer ADDR[:PORT] |\n"
 		    "       coalesce DEV --peer ADDR --param KEY --values V1,V2,... [--param ...]",
 	.opts = { sweep_common_opts, sweep_opts },
-	.subcmds = "tsq mtu coalesce",
+	.subcmds = "tsq mtu frags coalesce",
 	.dev_arg = true,
 };
 
@@ -122,10 +122,12 @@ int cmd_sweep(int argc, char **argv)
 	if (cli_args(&cli_sweep, &argc, argv, sweep_opt, &a, &ret))
 		return ret;
 	if (argc < 3)
-		return cli_usage_err(&cli_sweep, "needs tsq|mtu|coalesce DEV --peer ADDR[:PORT]");
+		return cli_usage_err(&cli_sweep,
+				     "needs tsq|mtu|frags|coalesce DEV --peer ADDR[:PORT]");
 	what = argv[1];
-	if (strcmp(what, "tsq") && strcmp(what, "mtu") && strcmp(what, "coalesce")) {
-		et_err("sweep: unknown sweep '%s' (tsq, mtu or coalesce)", what);
+	if (strcmp(what, "tsq") && strcmp(what, "mtu") && strcmp(what, "frags") &&
+	    strcmp(what, "coalesce")) {
+		et_err("sweep: unknown sweep '%s' (tsq, mtu, frags or coalesce)", what);
 		return EXIT_USAGE;
 	}
 	if (strcmp(what, "coalesce") && a.coal_only)
@@ -168,6 +170,13 @@ int cmd_sweep(int argc, char **argv)
 				free(p);
 			}
 		}
+		free(s);
+	} else if (!strcmp(what, "frags")) {
+		struct frag_sweep *s = calloc(1, sizeof(*s));
+
+		ret = s ? sweep_frags(op, s, err, sizeof(err)) : -ENOMEM;
+		if (!ret)
+			sweep_frags_print(s);
 		free(s);
 	} else if (!strcmp(what, "mtu")) {
 		struct mtu_sweep *s = calloc(1, sizeof(*s));

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <net/if.h>
 #include <linux/if_link.h>
 
@@ -1097,6 +1098,78 @@ int devset_sysctl_raw(const char *name, const char *val, char *err, size_t errle
 	ret = write_file_str(path, val);
 	if (ret)
 		snprintf(err, errlen, "cannot set %s to %s: %s", name, val, strerror(-ret));
+	return ret;
+}
+
+/* A kernel-wide sysctl set from the initial namespace, journaled as made there. */
+struct sysctl_kernel_ctx {
+	const char *name, *val;
+	bool temp;
+	int owner;
+	char err[300];
+};
+
+static int sysctl_kernel_child(void *arg)
+{
+	struct sysctl_kernel_ctx *c = arg;
+
+	journal_set_temp(c->temp, c->owner);
+	return sysctl_set(c->name, c->val, c->err, sizeof(c->err));
+}
+
+int sysctl_set_kernel(const char *name, const char *val, char *err, size_t errlen)
+{
+	struct sysctl_kernel_ctx *c;
+	char cur[64];
+	int ret;
+
+	if (!netns_current_name(cur, sizeof(cur))[0])
+		return sysctl_set(name, val, err, errlen);
+	/* shared with the child, which writes the journal and the reason */
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return -errno;
+	*c = (struct sysctl_kernel_ctx){ name, val, journal_temp_active(), getpid() };
+	ret = netns_run("", sysctl_kernel_child, c);
+	if (ret)
+		snprintf(err, errlen, "%s", c->err[0] ? c->err
+					  : "cannot enter the initial network namespace");
+	munmap(c, sizeof(*c));
+	return ret;
+}
+
+struct sysctl_read_ctx {
+	char path[256];
+	char val[128];
+};
+
+static int sysctl_read_child(void *arg)
+{
+	struct sysctl_read_ctx *c = arg;
+
+	return read_file_str(c->path, c->val, sizeof(c->val));
+}
+
+int sysctl_get_kernel(const char *name, char *buf, size_t len)
+{
+	struct sysctl_read_ctx *c;
+	char path[256];
+	int ret = sysctl_path(name, path, sizeof(path));
+
+	if (ret)
+		return ret;
+	ret = read_file_str(path, buf, len);
+	if (ret != -ENOENT)
+		return ret;
+	/* not shown in this namespace: read the initial one's */
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return -errno;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	ret = netns_run("", sysctl_read_child, c);
+	if (!ret)
+		snprintf(buf, len, "%s", c->val);
+	munmap(c, sizeof(*c));
 	return ret;
 }
 

@@ -271,22 +271,37 @@ int write_file_atomic(const char *path, int (*fill)(FILE *f, void *ctx), void *c
 #define NETNS_RUN_DIR "/run/netns"
 
 static char netns_entered[NAME_MAX + 1]; /* "" until netns_switch() succeeds */
+static bool netns_initial;		  /* netns_switch("") entered the initial namespace */
+static int netns_orig_fd = -1;		  /* the namespace before the first switch */
 
 const char *netns_current(void)
 {
 	return netns_entered[0] ? netns_entered : NULL;
 }
 
-/* As iproute2's netns_switch: join the namespace, then remount /sys so sysfs shows it. */
+/* As iproute2's netns_switch: join the namespace, then remount /sys so sysfs shows it. The
+ * name "" is the initial namespace, where the kernel-wide sysctls live and where the journal's
+ * entries without a namespace name were made: the one this process started in (when it was
+ * that, the kernel-wide sysctls show), else init's. */
 int netns_switch(const char *name)
 {
 	char path[PATH_MAX];
 	int fd;
 
-	if (!name || !*name || strchr(name, '/'))
+	if (!name || strchr(name, '/'))
 		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*name) {
+		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, name);
+		/* the namespace we started in, to come back to for "" (init's may be closed
+		 * to us) */
+		if (netns_orig_fd < 0 && !netns_entered[0] && !netns_initial)
+			netns_orig_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	} else {
+		fd = netns_orig_fd >= 0 ? dup(netns_orig_fd) : -1;
+		if (fd < 0)
+			fd = open("/proc/1/ns/net", O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return -errno;
 	if (setns(fd, CLONE_NEWNET) < 0) {
@@ -297,6 +312,7 @@ int netns_switch(const char *name)
 	}
 	close(fd);
 	snprintf(netns_entered, sizeof(netns_entered), "%s", name);
+	netns_initial = !*name;
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
 	if (mount("", "/", "none", MS_SLAVE | MS_REC, NULL) < 0)
@@ -360,6 +376,8 @@ const char *netns_current_name(char *buf, size_t len)
 	DIR *d;
 
 	buf[0] = '\0';
+	if (netns_initial)
+		return buf;
 	if (netns_current()) {
 		snprintf(buf, len, "%s", netns_current());
 		return buf;

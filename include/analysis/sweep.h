@@ -9,6 +9,7 @@
 #include "out/html.h"
 #include "out/svg.h"
 #include "probe/probe.h"
+#include "util/stats.h"
 
 #define SWEEP_MAX_POINTS 48
 
@@ -128,6 +129,32 @@ struct coal_spec {
 	 * (gro-flush-timeout, defer-hard-irqs, irq-suspend-timeout), applied to every NAPI */
 	bool napi;
 };
+
+/* sweep frags: one flow with order-3 page frags (high_order_alloc_disable 0) against order-0
+ * (1), FRAG_REPS interleaved runs each, traced with txlat for the frags per skb. */
+#define FRAG_REPS 4
+
+struct frag_point {
+	unsigned int n;
+	double rep_mbps[FRAG_REPS], rep_cpu[FRAG_REPS], rep_frags[FRAG_REPS];
+	double rep_bytes[FRAG_REPS], rep_p50[FRAG_REPS];
+	struct et_ci mbps, cpu, frags; /* cpu: the sender's process, % of a CPU per Gbit/s */
+	double bytes_per_frag, compl_p50_us; /* means; NaN without txlat */
+};
+
+struct frag_sweep {
+	unsigned int before;	   /* high_order_alloc_disable before (put back) */
+	bool have_txlat;	   /* frags per skb measured */
+	struct frag_point p[2];	   /* by high_order_alloc_disable: 0 order-3, 1 order-0 */
+	double p_mbps, p_cpu, p_frags; /* Welch's p, order-3 against order-0 (frags NaN: n/a) */
+	int cheaper;		   /* 0 or 1 where significant, else -1 */
+	const char *cheaper_by;
+	double elapsed_s;
+};
+
+/* The kernel-wide sysctl is set from the initial namespace, journaled and put back. */
+int sweep_frags(const struct sweep_opts *o, struct frag_sweep *s, char *err, size_t errlen);
+void sweep_frags_print(const struct frag_sweep *s);
 
 /* Only parameters the device reports are accepted (checked before anything changes). */
 int sweep_coalesce(const struct sweep_opts *o, const struct coal_spec *spec, struct coal_sweep *s,

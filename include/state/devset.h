@@ -32,6 +32,11 @@ const struct et_param *devset_bql_param(const char *key);
 /* Set a sysctl of the current namespace ("net.ipv4.tcp_limit_output_bytes"), journaled. */
 int sysctl_set(const char *name, const char *val, char *err, size_t errlen);
 int sysctl_get(const char *name, char *buf, size_t len);
+/* A kernel-wide sysctl (net.core.high_order_alloc_disable), which the kernel shows in the
+ * initial namespace only: read and set there (a child enters it), journaled as that
+ * namespace's, so that restore puts it back from anywhere. */
+int sysctl_get_kernel(const char *name, char *buf, size_t len);
+int sysctl_set_kernel(const char *name, const char *val, char *err, size_t errlen);
 
 /* One parameter of one object, by name and value as `ethtune set` spells them. */
 struct devset_kv {

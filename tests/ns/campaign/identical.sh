@@ -8,30 +8,19 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$ROOT/tests/lib/ktap.sh"
-E=${ETHTUNE:-$ROOT/build/ethtune}
+export ETHTUNE=${ETHTUNE:-$ROOT/build/ethtune}
+. "$ROOT/tests/lib/probe_env.sh"
 PAIRS=${1:-20}
-A=et-ida-$$ B=et-idb-$$ VA=ida$$ VB=idb$$ IPA=198.18.14.1 IPB=198.18.14.2
 T=$(mktemp -d /tmp/ethtune-id.XXXXXX)
 export ETHTUNE_STATE_DIR=$T/state
 mkdir -p "$ETHTUNE_STATE_DIR"
-SPID=""
-cleanup() {
-	[ -n "$SPID" ] && kill $SPID 2>/dev/null && wait $SPID 2>/dev/null
-	ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; rm -rf "$T"
-}
-trap cleanup EXIT
+trap 'pe_cleanup; rm -rf "$T"' EXIT
 ktap_header "identical matrix runs compared, $PAIRS pairs"
-if [ "$(id -u)" -ne 0 ] || ! ip netns add $A 2>/dev/null; then
+if [ "$(id -u)" -ne 0 ] || ! pe_setup id; then
 	ktap_skip "identical runs" "needs root and network namespaces"; ktap_finish; exit 0
 fi
-ip netns add $B
-ip -n $A link add $VA type veth peer name $VB netns $B
-ip -n $A addr add $IPA/24 dev $VA; ip -n $B addr add $IPB/24 dev $VB
-for n in $A $B; do ip -n $n link set lo up; done
-ip -n $A link set $VA up; ip -n $B link set $VB up
-ip netns exec $B "$E" serve --bind $IPB >/dev/null 2>&1 &
-SPID=$!
-for i in $(seq 50); do ip netns exec $B ss -Hltn "sport = :12866" | grep -q . && break; sleep 0.1; done
+pe_serve $PE_B || { ktap_fail "serve starts in $PE_B"; ktap_finish; exit 1; }
+A=$PE_A VA=$PE_VA IPB=$PE_IP_B
 cat >$T/m.json <<EOM
 { "name": "identical", "test": "stream", "duration-s": 0.3, "warmup-s": 0.1,
   "iterations-min": 3, "iterations-max": 5, "width-pct": 5,
