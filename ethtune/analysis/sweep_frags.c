@@ -18,23 +18,18 @@
 
 static const char *const setting_names[2] = { "order-3", "order-0" };
 
-/* Frags per skb and the mean frag size of one traced window (NaN without skbs). */
-static void frag_means(const struct txlat_counts *c, double *frags, double *bytes)
+/* The mean frag size of one traced window (NaN without frags): a bin's middle stands for its
+ * skbs, [2^b, 2^(b+1)). */
+static double frag_bytes_mean(const struct txlat_counts *c)
 {
-	double n = 0, sum = 0, nb = 0, sb = 0;
+	double nb = 0, sb = 0;
 	unsigned int i;
 
-	for (i = 0; i < TXLAT_NFRAGS; i++) {
-		n += c->frags[i];
-		sum += (double)c->frags[i] * i;
-	}
-	/* a bin's middle stands for its skbs: [2^b, 2^(b+1)) */
 	for (i = 0; i < TXLAT_NFRAG_BINS; i++) {
 		nb += c->frag_bytes[i];
 		sb += (double)c->frag_bytes[i] * 1.5 * (double)(1ULL << i);
 	}
-	*frags = n ? sum / n : NAN;
-	*bytes = nb ? sb / nb : NAN;
+	return nb ? sb / nb : NAN;
 }
 
 /* One flow at setting k (high_order_alloc_disable k), traced. */
@@ -65,7 +60,8 @@ static int frag_point(const struct sweep_opts *o, struct txlat *tl, struct frag_
 	p->rep_cpu[p->n] = r->mbps > 0 ? r->local.proc_cpu * 1000 / r->mbps : NAN;
 	p->rep_frags[p->n] = p->rep_bytes[p->n] = p->rep_p50[p->n] = NAN;
 	if (tl && !txlat_collect(tl, ts, why, sizeof(why))) {
-		frag_means(&ts->c, &p->rep_frags[p->n], &p->rep_bytes[p->n]);
+		p->rep_frags[p->n] = txlat_frags_mean(&ts->c);
+		p->rep_bytes[p->n] = frag_bytes_mean(&ts->c);
 		p->rep_p50[p->n] = ts->free.p50_us;
 	}
 	p->n++;
@@ -133,7 +129,8 @@ int sweep_frags(const struct sweep_opts *o, struct frag_sweep *s, char *err, siz
 	if (sysctl_get_kernel(HOAD, buf, sizeof(buf))) {
 		snprintf(err, errlen,
 			 "%s: not in this kernel, or not reachable from this namespace (it is "
-			 "kernel-wide: run from the initial namespace, with --netns for the device's)",
+			 "kernel-wide: run from the initial namespace, "
+			 "with --netns for the device's)",
 			 HOAD);
 		return -EOPNOTSUPP;
 	}
@@ -168,7 +165,8 @@ void sweep_frags_print(const struct frag_sweep *s)
 
 	open_json_object("frag-sweep");
 	print_uint(PRINT_ANY, "high-order-alloc-disable-before",
-		   "page frags: net.core.high_order_alloc_disable was %llu (put back)\n", s->before);
+		   "page frags: net.core.high_order_alloc_disable was %llu (put back)\n",
+		   s->before);
 	print_text("one flow, %d interleaved runs each (mean [95%% t interval]):\n", FRAG_REPS);
 	open_json_array(PRINT_JSON, "points");
 	for (k = 0; k < 2; k++) {
@@ -207,7 +205,8 @@ void sweep_frags_print(const struct frag_sweep *s)
 		print_string(PRINT_ANY, "cheaper", "cheaper: %s", setting_names[s->cheaper]);
 		print_string(PRINT_ANY, "cheaper-by", " (by %s)\n", s->cheaper_by);
 	} else {
-		print_na("cheaper", "cheaper: %s (no significant difference in CPU or throughput)\n");
+		print_na("cheaper",
+			 "cheaper: %s (no significant difference in CPU or throughput)\n");
 	}
 	print_float(PRINT_ANY, "elapsed-s", "elapsed %.1f s\n", s->elapsed_s);
 	close_json_object();

@@ -11,7 +11,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <net/if.h>
 #include <linux/if_link.h>
@@ -2011,20 +2010,10 @@ static int check_gso(struct val_ctx *c, struct val_res *r)
 
 /* ---- 9. large-mtu ---- */
 
-/* fn(ctx) in the peer's namespace (--peer-netns; in ours without it): a child enters it, so ctx,
- * len bytes, travels through memory shared with it, both ways. fn's 0 or -errno. */
+/* fn(ctx) in the peer's namespace (--peer-netns; in ours without it). fn's 0 or -errno. */
 static int peer_run(const struct val_ctx *c, int (*fn)(void *), void *ctx, size_t len)
 {
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	int ret;
-
-	if (m == MAP_FAILED)
-		return -errno;
-	memcpy(m, ctx, len);
-	ret = c->o.peer_netns ? netns_run(c->o.peer_netns, fn, m) : fn(m);
-	memcpy(ctx, m, len);
-	munmap(m, len);
-	return ret;
+	return netns_run_shared(c->o.peer_netns, fn, ctx, len);
 }
 
 /* The peer's device in its namespace (peer_run): its largest MTU, or a change of its MTU through

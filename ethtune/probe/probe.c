@@ -27,22 +27,23 @@
 #include "probe/auth.h"
 #include "probe/probe_int.h"
 
-static const char *const test_names[] = { "stream", "maerts", "rr", "crr" };
+const char *const probe_test_names[] = { "stream", "maerts", "rr", "crr", NULL };
 
 const char *probe_test_name(enum probe_test t)
 {
-	return (unsigned int)t < 4 ? test_names[t] : "?";
+	return (unsigned int)t < 4 ? probe_test_names[t] : "?";
 }
 
-static const char *const send_names[PROBE_SEND__N] = {
+const char *const probe_send_names[PROBE_SEND__N + 1] = {
 	[PROBE_SEND_COPY] = "copy",
 	[PROBE_SEND_ZEROCOPY] = "zerocopy",
 	[PROBE_SEND_SENDFILE] = "sendfile",
+	[PROBE_SEND__N] = NULL,
 };
 
 const char *probe_send_name(enum probe_send s)
 {
-	return (unsigned int)s < PROBE_SEND__N ? send_names[s] : "?";
+	return (unsigned int)s < PROBE_SEND__N ? probe_send_names[s] : "?";
 }
 
 int probe_send_parse(const char *s, enum probe_send *out)
@@ -50,7 +51,7 @@ int probe_send_parse(const char *s, enum probe_send *out)
 	unsigned int i;
 
 	for (i = 0; i < PROBE_SEND__N; i++)
-		if (!strcmp(s, send_names[i])) {
+		if (!strcmp(s, probe_send_names[i])) {
 			*out = i;
 			return 0;
 		}
@@ -62,7 +63,7 @@ int probe_test_parse(const char *s, enum probe_test *t)
 	unsigned int i;
 
 	for (i = 0; s && i < 4; i++)
-		if (!strcmp(s, test_names[i])) {
+		if (!strcmp(s, probe_test_names[i])) {
 			*t = i;
 			return 0;
 		}

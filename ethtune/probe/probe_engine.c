@@ -149,9 +149,9 @@ static void zc_reap(struct eng_flow *f, int wait_ms)
 			    ee->ee_errno || ee->ee_origin != SO_EE_ORIGIN_ZEROCOPY)
 				continue;
 			n = (uint32_t)(ee->ee_data - ee->ee_info) + 1;
-			STORE(f->zc[ZC_DONE], f->zc[ZC_DONE] + n);
+			f->zc[ZC_DONE] += n;
 			if (ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
-				STORE(f->zc[ZC_COPIED], f->zc[ZC_COPIED] + n);
+				f->zc[ZC_COPIED] += n;
 		}
 	}
 }
@@ -174,7 +174,7 @@ static ssize_t send_one(struct eng_flow *f, char *buf, size_t len, int mfd)
 			return -1;
 		}
 		if (n >= 0) {
-			STORE(f->zc[ZC_SENDS], f->zc[ZC_SENDS] + 1);
+			f->zc[ZC_SENDS]++;
 			/* a batch at a time: one recvmsg per send would cost what the copy saves */
 			if (f->zc[ZC_SENDS] - f->zc[ZC_DONE] >= ZC_REAP_BATCH)
 				zc_reap(f, 0);

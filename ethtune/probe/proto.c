@@ -24,9 +24,6 @@ struct field {
 	const char *const *choices; /* F_STR: allowed values, NULL-terminated */
 };
 
-static const char *const test_names[] = { "stream", "maerts", "rr", "crr", NULL };
-static const char *const send_names[] = { "copy", "zerocopy", "sendfile", NULL };
-
 /* A serve with a key sends a challenge in its hello; the client answers it in "auth". */
 static const struct field f_hello[] = { { "version", F_STR, true, 0, 31 },
 					{ "kernel", F_STR, false, 0, 127 },
@@ -38,7 +35,7 @@ static const struct field f_error[] = { { "msg", F_STR, true, 0, 255 },
 					{ "code", F_STR, false, 0, 31 },
 					{ NULL } };
 static const struct field f_setup[] = {
-	{ "test", F_STR, true, 0, 15, test_names },
+	{ "test", F_STR, true, 0, 15, probe_test_names },
 	{ "flows", F_INT, true, 1, PROBE_MAX_FLOWS },
 	{ "msg-size", F_INT, true, 1, PROBE_MAX_MSG },
 	{ "sndbuf", F_INT, true, 0, PROBE_MAX_BUF },
@@ -49,7 +46,7 @@ static const struct field f_setup[] = {
 	{ "duration-ms", F_INT, true, 1, PROBE_MAX_DURATION_S * 1000LL },
 	{ "warmup-ms", F_INT, true, 0, PROBE_MAX_DURATION_S * 1000LL },
 	{ "recv-size", F_INT, false, 0, PROBE_MAX_MSG },
-	{ "send", F_STR, false, 0, 15, send_names },
+	{ "send", F_STR, false, 0, 15, probe_send_names },
 	{ "skip-rx-copy", F_BOOL, false },
 	{ NULL }
 };

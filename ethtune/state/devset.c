@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <net/if.h>
 #include <linux/if_link.h>
 
@@ -1119,22 +1118,17 @@ static int sysctl_kernel_child(void *arg)
 
 int sysctl_set_kernel(const char *name, const char *val, char *err, size_t errlen)
 {
-	struct sysctl_kernel_ctx *c;
+	struct sysctl_kernel_ctx c = { name, val, journal_temp_active(), getpid() };
 	char cur[64];
 	int ret;
 
 	if (!netns_current_name(cur, sizeof(cur))[0])
 		return sysctl_set(name, val, err, errlen);
-	/* shared with the child, which writes the journal and the reason */
-	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (c == MAP_FAILED)
-		return -errno;
-	*c = (struct sysctl_kernel_ctx){ name, val, journal_temp_active(), getpid() };
-	ret = netns_run("", sysctl_kernel_child, c);
+	/* the child writes the journal and the reason */
+	ret = netns_run_shared("", sysctl_kernel_child, &c, sizeof(c));
 	if (ret)
-		snprintf(err, errlen, "%s", c->err[0] ? c->err
-					  : "cannot enter the initial network namespace");
-	munmap(c, sizeof(*c));
+		snprintf(err, errlen, "%s",
+			 c.err[0] ? c.err : "cannot enter the initial network namespace");
 	return ret;
 }
 
@@ -1152,24 +1146,18 @@ static int sysctl_read_child(void *arg)
 
 int sysctl_get_kernel(const char *name, char *buf, size_t len)
 {
-	struct sysctl_read_ctx *c;
-	char path[256];
-	int ret = sysctl_path(name, path, sizeof(path));
+	struct sysctl_read_ctx c = { "" };
+	int ret = sysctl_path(name, c.path, sizeof(c.path));
 
 	if (ret)
 		return ret;
-	ret = read_file_str(path, buf, len);
+	ret = read_file_str(c.path, buf, len);
 	if (ret != -ENOENT)
 		return ret;
 	/* not shown in this namespace: read the initial one's */
-	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (c == MAP_FAILED)
-		return -errno;
-	snprintf(c->path, sizeof(c->path), "%s", path);
-	ret = netns_run("", sysctl_read_child, c);
+	ret = netns_run_shared("", sysctl_read_child, &c, sizeof(c));
 	if (!ret)
-		snprintf(buf, len, "%s", c->val);
-	munmap(c, sizeof(*c));
+		snprintf(buf, len, "%s", c.val);
 	return ret;
 }
 

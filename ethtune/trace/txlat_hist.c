@@ -258,20 +258,28 @@ const char *txlat_fclass_name(unsigned int k)
 	return k < TXLAT_NFCLASSES ? names[k] : "?";
 }
 
-void txlat_print_frags(const struct txlat_counts *c, bool text)
+double txlat_frags_mean(const struct txlat_counts *c)
 {
-	uint64_t n = 0, sum = 0;
+	double n = 0, sum = 0;
 	unsigned int i;
 
 	for (i = 0; i < TXLAT_NFRAGS; i++) {
 		n += c->frags[i];
-		sum += c->frags[i] * i;
+		sum += (double)c->frags[i] * i;
 	}
+	return n ? sum / n : NAN;
+}
+
+void txlat_print_frags(const struct txlat_counts *c, bool text)
+{
+	double mean = txlat_frags_mean(c);
+	unsigned int i;
+
 	open_json_object("frags");
 	if (text)
 		print_text("    frags per skb:");
-	if (n)
-		print_float(PRINT_ANY, "mean", text ? " mean %.2f" : NULL, (double)sum / n);
+	if (!isnan(mean))
+		print_float(PRINT_ANY, "mean", text ? " mean %.2f" : NULL, mean);
 	else if (text)
 		print_na("mean", " mean %s");
 	open_json_array(PRINT_JSON, "histogram");

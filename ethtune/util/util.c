@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -271,8 +272,8 @@ int write_file_atomic(const char *path, int (*fill)(FILE *f, void *ctx), void *c
 #define NETNS_RUN_DIR "/run/netns"
 
 static char netns_entered[NAME_MAX + 1]; /* "" until netns_switch() succeeds */
-static bool netns_initial;		  /* netns_switch("") entered the initial namespace */
-static int netns_orig_fd = -1;		  /* the namespace before the first switch */
+static bool netns_initial;		 /* netns_switch("") entered the initial namespace */
+static int netns_orig_fd = -1;		 /* the namespace before the first switch */
 
 const char *netns_current(void)
 {
@@ -543,6 +544,23 @@ int netns_run(const char *name, int (*fn)(void *ctx), void *ctx)
 	if (!WIFEXITED(st))
 		return -EIO;
 	return -WEXITSTATUS(st);
+}
+
+int netns_run_shared(const char *name, int (*fn)(void *ctx), void *ctx, size_t len)
+{
+	void *m;
+	int ret;
+
+	if (!name)
+		return fn(ctx);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	memcpy(m, ctx, len);
+	ret = netns_run(name, fn, m);
+	memcpy(ctx, m, len);
+	munmap(m, len);
+	return ret;
 }
 
 int cmp_double(const void *a, const void *b)

@@ -161,6 +161,9 @@ void probe_print_environment(const char *dev, const char *peer_version);
 
 /* "host:port", "[v6]:port", "v6" or "host" into host and port (default defport). */
 int probe_peer_split(const char *s, uint16_t defport, char *host, size_t hl, uint16_t *port);
+/* The names of the tests and of the send paths, in enum order, NULL-terminated. */
+extern const char *const probe_test_names[];
+extern const char *const probe_send_names[];
 const char *probe_test_name(enum probe_test t);
 const char *probe_send_name(enum probe_send s);
 /* 0, or -EINVAL for a name that is not copy, zerocopy or sendfile. */

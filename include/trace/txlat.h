@@ -16,11 +16,11 @@
  * changes namespace, signal handlers or stdout.
  */
 
-#define TXLAT_QUEUES	32 /* TX queues; the last also counts every queue above it ("31+") */
-#define TXLAT_NFRAGS	48 /* frag-count slots: 0..46 frags, the last 47 or more */
+#define TXLAT_QUEUES	 32 /* TX queues; the last also counts every queue above it ("31+") */
+#define TXLAT_NFRAGS	 48 /* frag-count slots: 0..46 frags, the last 47 or more */
 #define TXLAT_NFRAG_BINS 20 /* bytes-per-frag log2 bins: [2^b, 2^(b+1)), the last open */
-#define TXLAT_NFCLASSES 4 /* frag classes of the free's latency: 0, 1-4, 5-16, 17+ */
-#define TXLAT_LOG2_BINS 64
+#define TXLAT_NFCLASSES	 4  /* frag classes of the free's latency: 0, 1-4, 5-16, 17+ */
+#define TXLAT_LOG2_BINS	 64
 
 struct txlat;	   /* an open tracer */
 struct txlat_hist; /* the BPF programs' fine histogram of one latency (bpf/txlat.h) */
@@ -43,25 +43,25 @@ struct txlat_lat {
 };
 
 struct txlat_counts {
-	uint64_t xmit, bytes;	   /* skbs handed to the driver, their bytes */
-	uint64_t consumed, kfreed; /* freed through consume_skb / kfree_skb */
-	uint64_t reused, stale;	   /* address reused before a traced free; stale frees */
-	uint64_t tcp;		   /* TCP skbs (by header) */
-	uint64_t tcp_no_sk;	   /* ...without a socket at xmit (orphaned before it) */
-	uint64_t tcp_wfree;	   /* ...owned with tcp_wfree at xmit */
-	uint64_t tcp_sock_wfree;   /* ...owned with sock_wfree (ACK/RST) */
-	uint64_t tcp_other;	   /* ...owned with another destructor */
-	uint64_t tcp_owned_free;   /* ...still owned at the free */
-	uint64_t tcp_orphaned;	   /* ...owned at xmit, orphaned before the free */
-	uint64_t wfree_early;	   /* tcp_wfree ran before the free (fentry only) */
-	uint64_t peer;		   /* received by the peer (receiver-side devices) */
-	uint64_t gso;		   /* GSO super-packets handed to the driver */
-	uint64_t segs;		   /* the wire packets all skbs make (gso_segs, or 1) */
-	uint64_t max_len;	   /* the longest skb handed to the driver, bytes */
-	uint64_t max_segs;	   /* the most gso_segs of one */
-	uint64_t frags[TXLAT_NFRAGS];	       /* skbs by nr_frags at xmit */
-	uint64_t frag_bytes[TXLAT_NFRAG_BINS]; /* skbs with frags by data_len / nr_frags */
-	uint64_t fclass_n[TXLAT_NFCLASSES];    /* frees by the skb's frag class */
+	uint64_t xmit, bytes;	      /* skbs handed to the driver, their bytes */
+	uint64_t consumed, kfreed;    /* freed through consume_skb / kfree_skb */
+	uint64_t reused, stale;	      /* address reused before a traced free; stale frees */
+	uint64_t tcp;		      /* TCP skbs (by header) */
+	uint64_t tcp_no_sk;	      /* ...without a socket at xmit (orphaned before it) */
+	uint64_t tcp_wfree;	      /* ...owned with tcp_wfree at xmit */
+	uint64_t tcp_sock_wfree;      /* ...owned with sock_wfree (ACK/RST) */
+	uint64_t tcp_other;	      /* ...owned with another destructor */
+	uint64_t tcp_owned_free;      /* ...still owned at the free */
+	uint64_t tcp_orphaned;	      /* ...owned at xmit, orphaned before the free */
+	uint64_t wfree_early;	      /* tcp_wfree ran before the free (fentry only) */
+	uint64_t peer;		      /* received by the peer (receiver-side devices) */
+	uint64_t gso;		      /* GSO super-packets handed to the driver */
+	uint64_t segs;		      /* the wire packets all skbs make (gso_segs, or 1) */
+	uint64_t max_len;	      /* the longest skb handed to the driver, bytes */
+	uint64_t max_segs;	      /* the most gso_segs of one */
+	uint64_t frags[TXLAT_NFRAGS]; /* skbs by nr_frags at xmit */
+	uint64_t frag_bytes[TXLAT_NFRAG_BINS];	/* skbs with frags by data_len / nr_frags */
+	uint64_t fclass_n[TXLAT_NFCLASSES];	/* frees by the skb's frag class */
 	double fclass_mean_us[TXLAT_NFCLASSES]; /* their mean xmit-to-free; NaN when none */
 };
 
@@ -117,6 +117,8 @@ void txlat_log2_bin_us(int b, uint64_t *lo_us, uint64_t *hi_us);
 void txlat_print_log2(const struct txlat_lat *l, bool text);
 /* "0", "1-4", "5-16", "17+": the frag class k of fclass_n and fclass_mean_us. */
 const char *txlat_fclass_name(unsigned int k);
+/* c's frags per skb at xmit, mean; NaN without skbs. */
+double txlat_frags_mean(const struct txlat_counts *c);
 /* c's frags per skb, bytes per frag and xmit-to-free by frag class: a "frags" JSON object,
  * and one text line when text. */
 void txlat_print_frags(const struct txlat_counts *c, bool text);

@@ -48,6 +48,9 @@ void et_stop_reraise(void);
 /* Run fn(ctx) in a child process inside namespace name (netns_current() is name there). 0 or fn's
  * -errno; -ENONET when the child cannot enter the namespace, -EIO when it dies. */
 int netns_run(const char *name, int (*fn)(void *ctx), void *ctx);
+/* netns_run() with ctx, len bytes, in memory shared with the child both ways, so that what fn
+ * writes there comes back; name NULL: fn runs here. fn's 0 or -errno. */
+int netns_run_shared(const char *name, int (*fn)(void *ctx), void *ctx, size_t len);
 /* Find the named namespace holding device dev (buf gets the name). 0 or -ENOENT. */
 int netns_find_dev(const char *dev, char *buf, size_t len);
 
