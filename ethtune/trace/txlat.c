@@ -397,7 +397,10 @@ int txlat_open(const char *dev, const struct txlat_opts *o, struct txlat **out, 
 	}
 	libbpf_set_print(libbpf_print_fn);
 	ret = txlat_load(t, o ? o->backend : NULL, why, len);
-	if (ret == -EPERM || ret == -EACCES)
+	if (ret == -EACCES && geteuid() == 0)
+		snprintf(why, len, "the kernel's BPF verifier rejected the programs%s",
+			 et_opts.verbose ? " (its log is above)" : " (-v shows its log)");
+	else if (ret == -EPERM || ret == -EACCES)
 		snprintf(why, len,
 			 "the kernel refused the BPF programs (%s); needs root (CAP_BPF and "
 			 "CAP_PERFMON, or CAP_SYS_ADMIN)",

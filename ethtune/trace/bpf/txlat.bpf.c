@@ -78,7 +78,10 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct skb_shared_info *si;
 	struct txlat_qstats *st;
 	__u64 key = (__u64)skb;
-	__u32 q, len, segs, gso, nfr, fi;
+	__u32 q, len, segs, gso, nfr;
+	/* 64-bit indexes: a 32-bit one is bounds-checked in one register and zero-extended into
+	 * another for the access, a copy 6.1's verifier does not carry the bound to */
+	__u64 fi;
 
 	if (!dev)
 		dev = BPF_CORE_READ(skb, dev);
@@ -116,7 +119,7 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (fi < TXLAT_FRAG_SLOTS)
 		st->c[TXLAT_C_FRAGS + fi]++;
 	if (nfr) {
-		fi = txlat_log2(BPF_CORE_READ(skb, data_len) / nfr);
+		fi = (__u64)txlat_log2(BPF_CORE_READ(skb, data_len) / nfr);
 		if (fi >= TXLAT_FRAG_BINS)
 			fi = TXLAT_FRAG_BINS - 1;
 		asm volatile("" : "+r"(fi));
