@@ -26,6 +26,7 @@ static const char *const finding_names[] = {
 	[F_SOFTWARE] = "software-device",     [F_ORPHAN] = "orphans-at-xmit",
 	[F_STALL] = "completion-stalls",      [F_DELAYED] = "delayed-completion",
 	[F_LARGE_MTU] = "large-mtu-collapse", [F_CPU] = "cpu-bound",
+	[F_LINEARIZE] = "driver-linearizes",
 };
 
 static void ev(struct diag *d, enum finding_kind k, const char *fmt, ...)
@@ -438,6 +439,70 @@ static void decide_orphan(const char *dev, struct diag *d)
 		    "ethtune set %s coalesce %s 1 --allow-link-down", dev, d->knob);
 }
 
+/* The frag limits a driver's linearization is consistent with: the n for which the skbs with
+ * more than n frags at xmit number the ones it linearized, within 10%; false when none is. */
+static bool linearize_limit(const struct txlat_counts *c, int *lo, int *hi)
+{
+	uint64_t above = 0;
+	int n;
+
+	*lo = *hi = -1;
+	for (n = TXLAT_NFRAGS - 2; n >= 0; n--) {
+		uint64_t d;
+
+		above += c->frags[n + 1];
+		d = above > c->lin_driver ? above - c->lin_driver : c->lin_driver - above;
+		if (d * 10 > c->lin_driver)
+			continue;
+		if (*hi < 0)
+			*hi = n;
+		*lo = n;
+	}
+	return *hi >= 0;
+}
+
+static void decide_linearize(struct diag *d)
+{
+	const struct txlat_counts *c = &d->tlb.c;
+	double lo, hi;
+	int lo_n, hi_n;
+
+	if (!d->tlb_ok || !d->tlb.pull_hooked || c->xmit < ORPHAN_MIN_SKBS)
+		return;
+	stats_wilson(c->lin_driver, c->xmit, &lo, &hi);
+	if (lo < LINEARIZE_SHARE)
+		return;
+	finding(d, F_LINEARIZE, NAN, NAN, NAN);
+	ev(d, F_LINEARIZE,
+	   "the driver (%s) linearized %llu of %llu skbs under one bulk flow, %.1f%% [%.1f, %.1f] "
+	   "(txlat, fentry __pskb_pull_tail; Wilson 95%%): each is copied into one linear buffer "
+	   "after xmit",
+	   d->driver[0] ? d->driver : "?", (unsigned long long)c->lin_driver,
+	   (unsigned long long)c->xmit, 100.0 * c->lin_driver / c->xmit, 100 * lo, 100 * hi);
+	if (linearize_limit(c, &lo_n, &hi_n)) {
+		char lim[32];
+
+		if (hi_n > lo_n)
+			snprintf(lim, sizeof(lim), "%d to %d", lo_n, hi_n);
+		else
+			snprintf(lim, sizeof(lim), "%d", lo_n);
+		ev(d, F_LINEARIZE,
+		   "as many as the skbs with more than %s frags at xmit: the driver's frag limit "
+		   "(frags per skb %.1f on average)",
+		   lim, txlat_frags_mean(c));
+	}
+	if (c->lin_stack)
+		ev(d, F_LINEARIZE,
+		   "the stack linearized %llu more before xmit (the device took no skb with "
+		   "that many frags)",
+		   (unsigned long long)c->lin_stack);
+	if (d->hoad == 1)
+		act(d,
+		    "order-3 page frags: fewer, larger frags per skb, fewer to linearize "
+		    "(measure it: ethtune sweep frags)",
+		    "sysctl -w net.core.high_order_alloc_disable=0");
+}
+
 /* The counters that saw the late completions, where they saw any: a stopped queue, a stall
  * BQL detected, a retransmit held back behind its uncompleted original. */
 static void counter_evidence(struct diag *d, int k)
@@ -483,6 +548,7 @@ void diag_decide(const char *dev, struct diag *d)
 		return;
 	}
 	decide_orphan(dev, d);
+	decide_linearize(d);
 	if (d->f[F_ORPHAN].on) {
 		d->headline = F_ORPHAN;
 		return;
@@ -729,8 +795,8 @@ void diag_judge(struct diag *d, double rate_mbps, const char *release)
 }
 
 static const char *const phase_names[DP__N] = {
-	[DP_SETUP] = "setup",	[DP_TXLAT] = "request-response", [DP_FLOWS] = "flows",
-	[DP_TSQ] = "tsq-sweep", [DP_MTU] = "mtu-sweep",
+	[DP_SETUP] = "setup",	  [DP_TXLAT] = "request-response", [DP_FLOWS] = "flows",
+	[DP_BULK] = "bulk-txlat", [DP_TSQ] = "tsq-sweep",	   [DP_MTU] = "mtu-sweep",
 };
 
 static void print_diag(const struct diag *d)
@@ -853,6 +919,16 @@ static void print_diag(const struct diag *d)
 			     d->tl_err[0] ? d->tl_err : "disabled");
 	}
 	close_json_object();
+	if (d->tlb_ok) {
+		const struct txlat_counts *c = &d->tlb.c;
+
+		open_json_object("bulk-txlat");
+		print_uint(PRINT_ANY, "skbs", "txlat under one bulk flow: %llu skbs", c->xmit);
+		print_uint(PRINT_JSON, "gso-skbs", NULL, c->gso);
+		print_uint(PRINT_ANY, "max-skb-bytes", ", largest %llu bytes\n", c->max_len);
+		txlat_print_frags(c, d->tlb.pull_hooked, true);
+		close_json_object();
+	}
 	print_cost(d);
 	if (d->did_tsq)
 		sweep_tsq_print(&d->tsq);
@@ -905,6 +981,7 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 	print_string(PRINT_ANY, "peer", ") via %s\n", o.peer);
 
 	d->floor_us = NAN; /* stays unknown if the measurement fails */
+	d->hoad = -1;
 	timer_floor_us(200, &d->floor_us);
 	for (k = 0; k < DP__N; k++)
 		d->phase_s[k] = NAN;
@@ -934,6 +1011,26 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 			goto fail;
 		d->did_flows = true;
 		d->phase_s[DP_FLOWS] = et_now_s() - tp;
+	}
+
+	/* 2b. One bulk flow under txlat: the frags the driver gets under load, and whether it
+	 * linearizes them (the request/response skbs above are too small to show either). */
+	if (d->did_flows && d->tl_ok) {
+		char v[32], why[256];
+
+		tp = et_now_s();
+		if (!sysctl_get_kernel("net.core.high_order_alloc_disable", v, sizeof(v)))
+			d->hoad = atoi(v);
+		sweep_progress(&o, 2 + MAX_ROUNDS, 2 + MAX_ROUNDS, "one bulk flow under txlat");
+		tl = NULL;
+		if (!txlat_open(o.dev, NULL, &tl, why, sizeof(why))) {
+			ret = sweep_probe(&o, 1, PROBE_STREAM, 0, r, err, sizeof(err));
+			d->tlb_ok = !txlat_collect(tl, &d->tlb, why, sizeof(why));
+			txlat_close(tl);
+			if (ret)
+				goto fail;
+		}
+		d->phase_s[DP_BULK] = et_now_s() - tp;
 	}
 
 	/* 3. Optional sweeps; the TSQ sweep also measures D where txlat cannot. */

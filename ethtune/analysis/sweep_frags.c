@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/if_link.h>
+
+#include "nl/devobj.h"
 #include "state/devset.h"
 #include "util/ethtune.h"
 #include "util/stats.h"
@@ -32,11 +35,45 @@ static double frag_bytes_mean(const struct txlat_counts *c)
 	return nb ? sb / nb : NAN;
 }
 
-/* One flow at setting k (high_order_alloc_disable k), traced. */
-static int frag_point(const struct sweep_opts *o, struct txlat *tl, struct frag_sweep *s,
-		      unsigned int k, char *err, size_t errlen)
+/* The device's gso settings for group g (0: its own), each set only when it differs from cur. */
+static int gso_group(const struct sweep_opts *o, struct frag_sweep *s, unsigned int g,
+		     uint64_t cur[2], char *err, size_t errlen)
 {
-	struct frag_point *p = &s->p[k];
+	static const char *const keys[2] = { "gso-max-size", "gso-max-segs" };
+	const uint64_t own[2] = { s->gso_size0, s->gso_segs0 };
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		uint64_t want = own[i];
+		struct devset_kv kv;
+		char v[24], e[256];
+
+		if (g && !strcmp(s->spec.g[g - 1].key, keys[i]))
+			want = s->spec.g[g - 1].val;
+		if (want == cur[i])
+			continue;
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)want);
+		kv = (struct devset_kv){ keys[i], v };
+		ret = devset_set(o->dev, "link", &kv, 1, DEVSET_JOURNAL, e, sizeof(e), NULL);
+		if (ret) {
+			/* the message names the setting already, or it is the kernel's own */
+			if (!strncmp(e, keys[i], strlen(keys[i])))
+				snprintf(err, errlen, "%s", e);
+			else
+				snprintf(err, errlen, "%s %s: %s", keys[i], v, e);
+			return ret;
+		}
+		cur[i] = want;
+	}
+	return 0;
+}
+
+/* One flow at point i (group i / 2, high_order_alloc_disable i % 2), traced. */
+static int frag_point(const struct sweep_opts *o, struct txlat *tl, struct frag_sweep *s,
+		      unsigned int i, uint64_t cur[2], char *err, size_t errlen)
+{
+	struct frag_point *p = &s->p[i];
 	struct probe_result *r = calloc(1, sizeof(*r));
 	struct txlat_result *ts = calloc(1, sizeof(*ts));
 	char v[4], why[256];
@@ -46,7 +83,10 @@ static int frag_point(const struct sweep_opts *o, struct txlat *tl, struct frag_
 		ret = -ENOMEM;
 		goto out;
 	}
-	snprintf(v, sizeof(v), "%u", k);
+	ret = gso_group(o, s, i / 2, cur, err, errlen);
+	if (ret)
+		goto out;
+	snprintf(v, sizeof(v), "%u", i % 2);
 	ret = sysctl_set_kernel(HOAD, v, err, errlen);
 	if (ret)
 		goto out;
@@ -82,13 +122,38 @@ static unsigned int finite_of(const double *v, unsigned int n, double *out)
 	return m;
 }
 
+/* Point a against point b: Welch's p of each measure; the cheaper by fewer CPU per Gbit/s
+ * where that differs, else by more throughput; none unless the difference is significant. */
+static void compare(const struct frag_point *a, const struct frag_point *b, struct frag_cmp *c)
+{
+	double x[FRAG_REPS], y[FRAG_REPS];
+	unsigned int nx, ny;
+
+	c->p_mbps = stats_welch_p(a->rep_mbps, a->n, b->rep_mbps, b->n);
+	nx = finite_of(a->rep_cpu, a->n, x);
+	ny = finite_of(b->rep_cpu, b->n, y);
+	c->p_cpu = stats_welch_p(x, nx, y, ny);
+	nx = finite_of(a->rep_frags, a->n, x);
+	ny = finite_of(b->rep_frags, b->n, y);
+	c->p_frags = nx && ny ? stats_welch_p(x, nx, y, ny) : NAN;
+	c->cheaper = -1;
+	c->cheaper_by = NULL;
+	if (c->p_cpu < SIG_P) {
+		c->cheaper = a->cpu.mean <= b->cpu.mean ? 0 : 1;
+		c->cheaper_by = "sender CPU per Gbit/s";
+	} else if (c->p_mbps < SIG_P) {
+		c->cheaper = a->mbps.mean >= b->mbps.mean ? 0 : 1;
+		c->cheaper_by = "throughput";
+	}
+}
+
 static void judge(struct frag_sweep *s)
 {
-	double a[FRAG_REPS], b[FRAG_REPS];
-	unsigned int k, na, nb;
+	double a[FRAG_REPS];
+	unsigned int i, g, na;
 
-	for (k = 0; k < 2; k++) {
-		struct frag_point *p = &s->p[k];
+	for (i = 0; i < 2 * s->ngroups; i++) {
+		struct frag_point *p = &s->p[i];
 
 		stats_mean_ci(p->rep_mbps, p->n, CI_LEVEL, &p->mbps);
 		na = finite_of(p->rep_cpu, p->n, a);
@@ -98,31 +163,22 @@ static void judge(struct frag_sweep *s)
 		p->bytes_per_frag = stats_mean_finite(p->rep_bytes, p->n);
 		p->compl_p50_us = stats_mean_finite(p->rep_p50, p->n);
 	}
-	s->p_mbps = stats_welch_p(s->p[0].rep_mbps, s->p[0].n, s->p[1].rep_mbps, s->p[1].n);
-	na = finite_of(s->p[0].rep_cpu, s->p[0].n, a);
-	nb = finite_of(s->p[1].rep_cpu, s->p[1].n, b);
-	s->p_cpu = stats_welch_p(a, na, b, nb);
-	na = finite_of(s->p[0].rep_frags, s->p[0].n, a);
-	nb = finite_of(s->p[1].rep_frags, s->p[1].n, b);
-	s->p_frags = na && nb ? stats_welch_p(a, na, b, nb) : NAN;
-	/* the cheaper setting: fewer CPU per Gbit/s where that differs, else more throughput;
-	 * none unless the difference is significant */
-	s->cheaper = -1;
-	if (s->p_cpu < SIG_P) {
-		s->cheaper = s->p[0].cpu.mean <= s->p[1].cpu.mean ? 0 : 1;
-		s->cheaper_by = "sender CPU per Gbit/s";
-	} else if (s->p_mbps < SIG_P) {
-		s->cheaper = s->p[0].mbps.mean >= s->p[1].mbps.mean ? 0 : 1;
-		s->cheaper_by = "throughput";
+	for (g = 0; g < s->ngroups; g++) {
+		compare(&s->p[2 * g], &s->p[2 * g + 1], &s->order[g]);
+		if (g)
+			compare(&s->p[0], &s->p[2 * g], &s->gso[g]);
 	}
 }
 
-int sweep_frags(const struct sweep_opts *o, struct frag_sweep *s, char *err, size_t errlen)
+int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct frag_sweep *s,
+		char *err, size_t errlen)
 {
 	struct txlat *tl = NULL;
 	double t0 = et_now_s();
 	char buf[32], why[256];
-	unsigned int rep, j;
+	unsigned int rep, j, n, g;
+	struct et_link *l;
+	uint64_t cur[2];
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -135,18 +191,42 @@ int sweep_frags(const struct sweep_opts *o, struct frag_sweep *s, char *err, siz
 		return -EOPNOTSUPP;
 	}
 	s->before = atoi(buf);
-	if (txlat_open(o->dev, NULL, &tl, why, sizeof(why))) {
+	s->spec = *spec;
+	s->ngroups = 1 + spec->n;
+	l = calloc(1, sizeof(*l));
+	ret = l ? link_get_dev(o->dev, l) : -ENOMEM;
+	if (!ret) {
+		s->gso_size0 = l->v.v[IFLA_GSO_MAX_SIZE];
+		s->gso_segs0 = l->v.v[IFLA_GSO_MAX_SEGS];
+	}
+	free(l);
+	if (ret) {
+		snprintf(err, errlen, "cannot read %s's gso settings: %s", o->dev, strerror(-ret));
+		return ret;
+	}
+	cur[0] = s->gso_size0;
+	cur[1] = s->gso_segs0;
+	undo_temp_begin();
+	/* every gso value once before any run: one the device refuses fails here, put back */
+	for (g = 1; g < s->ngroups && !ret; g++)
+		ret = gso_group(o, s, g, cur, err, errlen);
+	if (!ret)
+		ret = gso_group(o, s, 0, cur, err, errlen);
+	if (!ret && txlat_open(o->dev, NULL, &tl, why, sizeof(why))) {
 		et_warn("sweep frags: txlat: %s; frags per skb n/a", why);
 		tl = NULL;
 	}
-	undo_temp_begin();
-	/* ABBA: order-3, order-0, order-0, order-3, ...: a drift hits both alike */
+	/* forward, backward, forward, ...: ABBA over all points, so a drift hits each alike */
+	n = 2 * s->ngroups;
 	for (rep = 0; rep < FRAG_REPS && !ret; rep++)
-		for (j = 0; j < 2 && !ret; j++) {
-			unsigned int k = rep % 2 ? 1 - j : j;
+		for (j = 0; j < n && !ret; j++) {
+			unsigned int i = rep % 2 ? n - 1 - j : j;
+			char what[64];
 
-			sweep_progress(o, rep * 2 + j + 1, FRAG_REPS * 2, setting_names[k]);
-			ret = frag_point(o, tl, s, k, err, errlen);
+			snprintf(what, sizeof(what), "%s%s%s", setting_names[i % 2],
+				 i / 2 ? " " : "", i / 2 ? s->spec.g[i / 2 - 1].key : "");
+			sweep_progress(o, rep * n + j + 1, FRAG_REPS * n, what);
+			ret = frag_point(o, tl, s, i, cur, err, errlen);
 		}
 	sweep_progress_done(o);
 	txlat_close(tl);
@@ -159,55 +239,88 @@ int sweep_frags(const struct sweep_opts *o, struct frag_sweep *s, char *err, siz
 	return 0;
 }
 
+static void print_cmp(const struct frag_cmp *c, const char *const names[2])
+{
+	print_text("  test: Welch's t-test, p < %.2f significant:", SIG_P);
+	if (!isnan(c->p_frags))
+		print_float(PRINT_ANY, "frags-p", " frags per skb p %.3f,", c->p_frags);
+	print_float(PRINT_ANY, "mbps-p", " throughput p %.3f,", c->p_mbps);
+	print_float(PRINT_ANY, "cpu-p", " CPU per Gbit/s p %.3f\n", c->p_cpu);
+	if (c->cheaper >= 0) {
+		print_string(PRINT_ANY, "cheaper", "  cheaper: %s", names[c->cheaper]);
+		print_string(PRINT_ANY, "cheaper-by", " (by %s)\n", c->cheaper_by);
+	} else {
+		print_na("cheaper",
+			 "  cheaper: %s (no significant difference in CPU or throughput)\n");
+	}
+}
+
+static void print_point(const struct frag_point *p, unsigned int k)
+{
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "setting", "  %-8s", setting_names[k]);
+	print_uint(PRINT_ANY, "high-order-alloc-disable", " (%llu):", k);
+	print_float(PRINT_ANY, "mbps", " %.0f Mbit/s", p->mbps.mean);
+	print_float(PRINT_ANY, "mbps-lo", " [%.0f,", p->mbps.lo);
+	print_float(PRINT_ANY, "mbps-hi", " %.0f]", p->mbps.hi);
+	print_float(PRINT_ANY, "cpu-pct-per-gbit", ", sender %.1f%% of a CPU per Gbit/s",
+		    p->cpu.mean);
+	if (p->frags.n) {
+		print_float(PRINT_ANY, "frags-per-skb", ", %.2f frags per skb", p->frags.mean);
+		print_float(PRINT_ANY, "frags-per-skb-lo", " [%.2f,", p->frags.lo);
+		print_float(PRINT_ANY, "frags-per-skb-hi", " %.2f]", p->frags.hi);
+		print_float(PRINT_ANY, "bytes-per-frag", " of ~%.0f bytes", p->bytes_per_frag);
+		print_float(PRINT_ANY, "completion-p50-us", ", xmit-to-free p50 %.0f us",
+			    p->compl_p50_us);
+	} else {
+		print_na("frags-per-skb", ", frags per skb %s");
+	}
+	print_text("\n");
+	close_json_object();
+}
+
 void sweep_frags_print(const struct frag_sweep *s)
 {
-	unsigned int k;
+	static const char *const own[2] = { "the device's own", NULL };
+	unsigned int g;
 
 	open_json_object("frag-sweep");
 	print_uint(PRINT_ANY, "high-order-alloc-disable-before",
 		   "page frags: net.core.high_order_alloc_disable was %llu (put back)\n",
 		   s->before);
+	print_uint(PRINT_ANY, "gso-max-size-before", "gso-max-size %llu", s->gso_size0);
+	print_uint(PRINT_ANY, "gso-max-segs-before", ", gso-max-segs %llu (the device's own)\n",
+		   s->gso_segs0);
 	print_text("one flow, %d interleaved runs each (mean [95%% t interval]):\n", FRAG_REPS);
 	open_json_array(PRINT_JSON, "points");
-	for (k = 0; k < 2; k++) {
-		const struct frag_point *p = &s->p[k];
+	print_point(&s->p[0], 0);
+	print_point(&s->p[1], 1);
+	close_json_array(PRINT_JSON, NULL);
+	print_cmp(&s->order[0], setting_names);
+	open_json_array(PRINT_JSON, "gso");
+	for (g = 1; g < s->ngroups; g++) {
+		const char *names[2] = { own[0], NULL };
+		char label[48];
 
+		snprintf(label, sizeof(label), "%s %u", s->spec.g[g - 1].key, s->spec.g[g - 1].val);
+		names[1] = label;
 		open_json_object(NULL);
-		print_string(PRINT_ANY, "setting", "  %-8s", setting_names[k]);
-		print_uint(PRINT_ANY, "high-order-alloc-disable", " (%llu):", k);
-		print_float(PRINT_ANY, "mbps", " %.0f Mbit/s", p->mbps.mean);
-		print_float(PRINT_ANY, "mbps-lo", " [%.0f,", p->mbps.lo);
-		print_float(PRINT_ANY, "mbps-hi", " %.0f]", p->mbps.hi);
-		print_float(PRINT_ANY, "cpu-pct-per-gbit", ", sender %.1f%% of a CPU per Gbit/s",
-			    p->cpu.mean);
-		if (p->frags.n) {
-			print_float(PRINT_ANY, "frags-per-skb", ", %.2f frags per skb",
-				    p->frags.mean);
-			print_float(PRINT_ANY, "frags-per-skb-lo", " [%.2f,", p->frags.lo);
-			print_float(PRINT_ANY, "frags-per-skb-hi", " %.2f]", p->frags.hi);
-			print_float(PRINT_ANY, "bytes-per-frag", " of ~%.0f bytes",
-				    p->bytes_per_frag);
-			print_float(PRINT_ANY, "completion-p50-us", ", xmit-to-free p50 %.0f us",
-				    p->compl_p50_us);
-		} else {
-			print_na("frags-per-skb", ", frags per skb %s");
-		}
-		print_text("\n");
+		print_string(PRINT_ANY, "param", "%s", s->spec.g[g - 1].key);
+		print_uint(PRINT_ANY, "value", " %llu:\n", s->spec.g[g - 1].val);
+		open_json_array(PRINT_JSON, "points");
+		print_point(&s->p[2 * g], 0);
+		print_point(&s->p[2 * g + 1], 1);
+		close_json_array(PRINT_JSON, NULL);
+		open_json_object("order");
+		print_cmp(&s->order[g], setting_names);
+		close_json_object();
+		print_text("  against the device's own gso settings, both order-3:\n");
+		open_json_object("against-own");
+		print_cmp(&s->gso[g], names);
+		close_json_object();
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);
-	print_text("test: Welch's t-test, p < %.2f significant:", SIG_P);
-	if (!isnan(s->p_frags))
-		print_float(PRINT_ANY, "frags-p", " frags per skb p %.3f,", s->p_frags);
-	print_float(PRINT_ANY, "mbps-p", " throughput p %.3f,", s->p_mbps);
-	print_float(PRINT_ANY, "cpu-p", " CPU per Gbit/s p %.3f\n", s->p_cpu);
-	if (s->cheaper >= 0) {
-		print_string(PRINT_ANY, "cheaper", "cheaper: %s", setting_names[s->cheaper]);
-		print_string(PRINT_ANY, "cheaper-by", " (by %s)\n", s->cheaper_by);
-	} else {
-		print_na("cheaper",
-			 "cheaper: %s (no significant difference in CPU or throughput)\n");
-	}
 	print_float(PRINT_ANY, "elapsed-s", "elapsed %.1f s\n", s->elapsed_s);
 	close_json_object();
 }

@@ -27,7 +27,15 @@ static int parse_values(const char *s, uint32_t *v, unsigned int max, unsigned i
 	return *n ? 0 : -EINVAL;
 }
 
-enum { O_PARAM = CLI_LONG, O_VALUES, O_ADAPTIVE_TX, O_CQE_MODE_TX, O_TXLAT };
+enum {
+	O_PARAM = CLI_LONG,
+	O_VALUES,
+	O_ADAPTIVE_TX,
+	O_CQE_MODE_TX,
+	O_TXLAT,
+	O_GSO_SEGS,
+	O_GSO_SIZE
+};
 
 static const struct cli_opt sweep_opts[] = {
 	{ "param", O_PARAM, required_argument, "KEY", "coalesce: a parameter to sweep" },
@@ -37,13 +45,18 @@ static const struct cli_opt sweep_opts[] = {
 	{ "cqe-mode-tx", O_CQE_MODE_TX, required_argument, "on|off",
 	  "coalesce: cqe-mode-tx at every point" },
 	{ "txlat", O_TXLAT, no_argument, NULL, "coalesce: also measure completion latency" },
+	{ "gso-max-segs", O_GSO_SEGS, required_argument, "N1,N2,...",
+	  "frags: also each gso-max-segs value (order-3 and order-0)" },
+	{ "gso-max-size", O_GSO_SIZE, required_argument, "N1,N2,...",
+	  "frags: also each gso-max-size value (order-3 and order-0)" },
 	CLI_END,
 };
 
 const struct cli_cmd cli_sweep = {
 	.name = "sweep",
 	.fn = cmd_sweep,
-	.synopsis = "tsq|mtu|frags DEV --peer ADDR[:PORT] |\n"
+	.synopsis = "tsq|mtu DEV --peer ADDR[:PORT] |\n"
+		    "       frags DEV --peer ADDR [--gso-max-segs N,...] [--gso-max-size N,...] |\n"
 		    "       coalesce DEV --peer ADDR --param KEY --values V1,V2,... [--param ...]",
 	.opts = { sweep_common_opts, sweep_opts },
 	.subcmds = "tsq mtu frags coalesce",
@@ -53,7 +66,9 @@ const struct cli_cmd cli_sweep = {
 struct sweep_args {
 	struct sweep_opts o;
 	struct coal_spec spec;
+	struct frag_spec frag;
 	const char *coal_only; /* the first coalesce-only option given */
+	const char *frag_only; /* the first frags-only option given */
 };
 
 static int sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
@@ -66,6 +81,31 @@ static int sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errle
 
 	if (ret <= 0)
 		return ret;
+	if (id == O_GSO_SEGS || id == O_GSO_SIZE) {
+		const char *key = id == O_GSO_SEGS ? "gso-max-segs" : "gso-max-size";
+		struct frag_spec *f = &a->frag;
+		uint32_t v[FRAG_MAX_GSO];
+		unsigned int n, i;
+
+		if (!a->frag_only)
+			a->frag_only = id == O_GSO_SEGS ? "--gso-max-segs" : "--gso-max-size";
+		if (parse_values(arg, v, FRAG_MAX_GSO - f->n, &n)) {
+			snprintf(
+				err, errlen,
+				"--%s '%s' is not a list of numbers (at most %d gso values in all)",
+				key, arg, FRAG_MAX_GSO);
+			return -EINVAL;
+		}
+		for (i = 0; i < n; i++) {
+			if (!v[i]) {
+				snprintf(err, errlen, "--%s: 0 is not a limit", key);
+				return -EINVAL;
+			}
+			f->g[f->n].key = key;
+			f->g[f->n++].val = v[i];
+		}
+		return 0;
+	}
 	if (!a->coal_only)
 		a->coal_only = id == O_PARAM	     ? "--param"
 			       : id == O_VALUES	     ? "--values"
@@ -132,6 +172,8 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (strcmp(what, "coalesce") && a.coal_only)
 		return cli_usage_err(&cli_sweep, "%s: unknown option '%s'", what, a.coal_only);
+	if (strcmp(what, "frags") && a.frag_only)
+		return cli_usage_err(&cli_sweep, "%s: unknown option '%s'", what, a.frag_only);
 	ret = sweep_cmd_dev(&cli_sweep, op, argc, argv, 2);
 	if (ret)
 		return ret;
@@ -164,8 +206,8 @@ int cmd_sweep(int argc, char **argv)
 
 				if (p)
 					sweep_tsq_plot(s, p);
-				if (!p || svg_write(op->svg, "single-flow throughput vs TSQ limit", p,
-						    NULL))
+				if (!p || svg_write(op->svg, "single-flow throughput vs TSQ limit",
+						    p, NULL))
 					et_warn("cannot write %s", op->svg);
 				free(p);
 			}
@@ -174,7 +216,7 @@ int cmd_sweep(int argc, char **argv)
 	} else if (!strcmp(what, "frags")) {
 		struct frag_sweep *s = calloc(1, sizeof(*s));
 
-		ret = s ? sweep_frags(op, s, err, sizeof(err)) : -ENOMEM;
+		ret = s ? sweep_frags(op, &a.frag, s, err, sizeof(err)) : -ENOMEM;
 		if (!ret)
 			sweep_frags_print(s);
 		free(s);

@@ -288,7 +288,7 @@ static void print_quantiles(const struct txlat_lat *l)
 	print_float(PRINT_ANY, "max-us", " max %.1f us", l->max_us);
 }
 
-static void print_queue(const struct txlat_queue *q, int idx, bool hist, const char *key)
+static void print_queue(const struct txlat_queue *q, int idx, bool hist, bool lin, const char *key)
 {
 	const struct txlat_counts *c = &q->c;
 	uint64_t freed = c->consumed + c->kfreed;
@@ -311,7 +311,7 @@ static void print_queue(const struct txlat_queue *q, int idx, bool hist, const c
 	print_uint(PRINT_JSON, "max-gso-segs", NULL, c->max_segs);
 	print_quantiles(&q->free);
 	print_nl();
-	txlat_print_frags(c, hist);
+	txlat_print_frags(c, lin, hist);
 	if (hist)
 		txlat_print_log2(&q->free, true);
 	close_json_object();
@@ -452,11 +452,13 @@ static void print_irqs(const struct txlat_run *r)
 {
 	open_json_object("interrupts");
 	if (!r->nirq || r->elapsed_s <= 0) {
-		print_na("irq-per-s", "interrupts: %s (no IRQ of this device in /proc/interrupts)\n");
+		print_na("irq-per-s",
+			 "interrupts: %s (no IRQ of this device in /proc/interrupts)\n");
 		close_json_object();
 		return;
 	}
-	print_float(PRINT_ANY, "irq-per-s", "interrupts: %.0f/s", (r->irq1 - r->irq0) / r->elapsed_s);
+	print_float(PRINT_ANY, "irq-per-s", "interrupts: %.0f/s",
+		    (r->irq1 - r->irq0) / r->elapsed_s);
 	if (r->ntxirq)
 		print_float(PRINT_ANY, "tx-irq-per-s", " (tx-named vectors %.0f/s)",
 			    (r->txirq1 - r->txirq0) / r->elapsed_s);
@@ -519,12 +521,14 @@ static void txlat_report(const struct txlat_run *r)
 	open_json_array(PRINT_JSON, "queues");
 	for (q = 0; q < TXLAT_QUEUES; q++)
 		if (t->q[q].c.xmit)
-			print_queue(&t->q[q], q, active == 1 || et_opts.verbose, NULL);
+			print_queue(&t->q[q], q, active == 1 || et_opts.verbose, t->pull_hooked,
+				    NULL);
 	close_json_array(PRINT_JSON, NULL);
 	if (!active)
 		print_text("  (no skb was sent on %s while tracing)\n", r->dev);
 	if (active > 1)
-		print_queue(&(struct txlat_queue){ t->c, t->free }, -1, true, "all");
+		print_queue(&(struct txlat_queue){ t->c, t->free }, -1, true, t->pull_hooked,
+			    "all");
 	print_int(PRINT_ANY, "not-seen-freed",
 		  "not seen freed: %lld (in flight at stop, or freed without a tracepoint)",
 		  t->not_seen_freed);

@@ -21,12 +21,17 @@
 #include "txlat.h"
 #include "txlat.skel.h"
 
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MIN(a, b)     ((a) < (b) ? (a) : (b))
+#define MAX(a, b)     ((a) > (b) ? (a) : (b))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 _Static_assert(TXLAT_QUEUES == TXLAT_MAX_QUEUES, "the API's queues are the programs'");
 
-enum txlat_hook { HOOK_XMIT, HOOK_CONSUME, HOOK_KFREE, HOOK_WFREE, HOOK_PEER, NHOOKS };
+enum txlat_hook { HOOK_XMIT, HOOK_CONSUME, HOOK_KFREE, HOOK_WFREE, HOOK_PEER, HOOK_PULL, NHOOKS };
+
+/* The fentry hooks: optional, tried in this order of sets until one attaches */
+#define OPT_HOOKS (1U << HOOK_WFREE | 1U << HOOK_PULL)
+static const unsigned int opt_tries[] = { OPT_HOOKS, 1U << HOOK_WFREE, 0 };
 
 /* A way to attach the same handlers. prog() returns NULL for a hook the backend lacks;
  * prepare is NULL when the backend needs nothing from the environment. */
@@ -38,22 +43,24 @@ struct txlat_ops {
 
 static struct bpf_program *btf_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
-	struct bpf_program *p[] = { s->progs.btf_xmit, s->progs.btf_consume, s->progs.btf_kfree,
-				    s->progs.btf_wfree, s->progs.btf_peer };
+	struct bpf_program *p[] = { s->progs.btf_xmit,	s->progs.btf_consume, s->progs.btf_kfree,
+				    s->progs.btf_wfree, s->progs.btf_peer,    s->progs.btf_pull };
 	return p[h];
 }
 
 static struct bpf_program *raw_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
-	struct bpf_program *p[] = { s->progs.raw_xmit, s->progs.raw_consume, s->progs.raw_kfree,
-				    NULL, s->progs.raw_peer };
+	struct bpf_program *p[] = { s->progs.raw_xmit,	s->progs.raw_consume,
+				    s->progs.raw_kfree, NULL,
+				    s->progs.raw_peer,	NULL };
 	return p[h];
 }
 
 static struct bpf_program *tp_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
-	struct bpf_program *p[] = { s->progs.tp_xmit, s->progs.tp_consume, s->progs.tp_kfree, NULL,
-				    s->progs.tp_peer };
+	struct bpf_program *p[] = { s->progs.tp_xmit,  s->progs.tp_consume,
+				    s->progs.tp_kfree, NULL,
+				    s->progs.tp_peer,  NULL };
 	return p[h];
 }
 
@@ -93,7 +100,7 @@ struct txlat {
 	uint32_t netns_ino;
 	const char *completion; /* driver, receiver (veth, loopback) or reader (tun) */
 	bool peer;		/* time the peer's receive of the same skb */
-	bool wfree_hooked, ksyms_ok, attached;
+	bool wfree_hooked, pull_hooked, ksyms_ok, attached;
 	int stats_fd;  /* BPF run-time statistics while open, -1 off */
 	double t0, t1; /* the window: its start, and its end once stopped (0 running) */
 	uint64_t runs0, run_ns0;
@@ -116,7 +123,6 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
-
 
 /* Capabilities the BPF programs need: CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON. */
 static bool have_bpf_caps(void)
@@ -210,8 +216,9 @@ out:
 	return ret;
 }
 
-/* Load and attach one backend; 0 or -errno (the skeleton is destroyed on failure). */
-static int txlat_attach(struct txlat *r, const struct txlat_ops *ops, bool wfree, char *why,
+/* Load and attach one backend with the optional hooks in @opt; 0 or -errno (the skeleton is
+ * destroyed on failure). */
+static int txlat_attach(struct txlat *r, const struct txlat_ops *ops, unsigned int opt, char *why,
 			size_t len)
 {
 	uint64_t tw, sw, __sw;
@@ -237,7 +244,7 @@ static int txlat_attach(struct txlat *r, const struct txlat_ops *ops, bool wfree
 		bpf_program__set_autoload(p, false);
 	for (h = 0; h < NHOOKS; h++) {
 		p = ops->prog(s, h);
-		if (p && (h != HOOK_WFREE || wfree) && (h != HOOK_PEER || r->peer))
+		if (p && (!(OPT_HOOKS & 1U << h) || (opt & 1U << h)) && (h != HOOK_PEER || r->peer))
 			bpf_program__set_autoload(p, true);
 	}
 	ret = txlat_bpf__load(s);
@@ -249,19 +256,21 @@ static int txlat_attach(struct txlat *r, const struct txlat_ops *ops, bool wfree
 		return ret;
 	}
 	r->ops = ops;
-	r->wfree_hooked = wfree && ops->prog(s, HOOK_WFREE);
+	r->wfree_hooked = (opt & 1U << HOOK_WFREE) && ops->prog(s, HOOK_WFREE);
+	r->pull_hooked = (opt & 1U << HOOK_PULL) && ops->prog(s, HOOK_PULL);
 	r->skel = s;
 	return 0;
 }
 
-/* Try the requested backend, or each in turn (with tcp_wfree timing first, then without). The
- * error reported is the first backend's without fentry: fentry fails on kernels without
- * trampolines, which says nothing about the rest. */
+/* Try the requested backend, or each in turn, each with its fentry hooks first (tcp_wfree timing
+ * and linearization, then tcp_wfree alone, then none). The error reported is the first
+ * backend's without fentry: fentry fails on kernels without trampolines, which says nothing
+ * about the rest. */
 static int txlat_load(struct txlat *r, const char *backend, char *why, size_t len)
 {
 	struct txlat_bpf *probe = txlat_bpf__open();
 	int ret = -ENOENT, first = 0;
-	size_t i;
+	size_t i, k;
 
 	if (!probe)
 		return errno ? -errno : -EINVAL;
@@ -270,16 +279,25 @@ static int txlat_load(struct txlat *r, const char *backend, char *why, size_t le
 
 		if (backend && strcmp(backend, ops->name))
 			continue;
-		if (ops->prog(probe, HOOK_WFREE)) {
-			ret = txlat_attach(r, ops, true, why, len);
+		for (k = 0; k < ARRAY_SIZE(opt_tries) - 1; k++) {
+			unsigned int opt = opt_tries[k], h;
+
+			for (h = 0; h < NHOOKS; h++)
+				if ((opt & 1U << h) && !ops->prog(probe, h))
+					break;
+			if (h < NHOOKS)
+				continue; /* the backend lacks one of them */
+			ret = txlat_attach(r, ops, opt, why, len);
 			if (!ret)
 				break;
 			if (et_opts.verbose)
-				et_info("txlat: backend %s with fentry/tcp_wfree: %s (trying "
-					"without)",
-					ops->name, strerror(-ret));
+				et_info("txlat: backend %s with fentry hooks 0x%x: %s (trying "
+					"fewer)",
+					ops->name, opt, strerror(-ret));
 		}
-		ret = txlat_attach(r, ops, false, why, len);
+		if (k < ARRAY_SIZE(opt_tries) - 1)
+			break;
+		ret = txlat_attach(r, ops, 0, why, len);
 		if (!ret)
 			break;
 		if (et_opts.verbose)
@@ -483,6 +501,7 @@ int txlat_read(struct txlat *t, struct txlat_result *r)
 	r->free_is = t->completion;
 	r->peer = t->peer;
 	r->wfree_hooked = t->wfree_hooked;
+	r->pull_hooked = t->pull_hooked;
 	r->ksyms_ok = t->ksyms_ok;
 	r->elapsed_s = (t->t1 ? t->t1 : et_now_s()) - t->t0;
 	if (t->stats_fd >= 0) {

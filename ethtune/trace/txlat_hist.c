@@ -156,6 +156,8 @@ static void counts_from(struct txlat_counts *c, const struct txlat_qstats *st)
 	c->segs = v[TXLAT_C_SEGS];
 	c->max_len = st->max_len;
 	c->max_segs = st->max_segs;
+	c->lin_driver = v[TXLAT_C_LIN_DRIVER];
+	c->lin_stack = v[TXLAT_C_LIN_STACK];
 	memcpy(c->frags, v + TXLAT_C_FRAGS, sizeof(c->frags));
 	memcpy(c->frag_bytes, v + TXLAT_C_FRAG_BYTES, sizeof(c->frag_bytes));
 	for (i = 0; i < TXLAT_NFCLASSES; i++) {
@@ -270,7 +272,7 @@ double txlat_frags_mean(const struct txlat_counts *c)
 	return n ? sum / n : NAN;
 }
 
-void txlat_print_frags(const struct txlat_counts *c, bool text)
+void txlat_print_frags(const struct txlat_counts *c, bool lin, bool text)
 {
 	double mean = txlat_frags_mean(c);
 	unsigned int i;
@@ -328,6 +330,15 @@ void txlat_print_frags(const struct txlat_counts *c, bool text)
 				   c->fclass_mean_us[i], (unsigned long long)c->fclass_n[i]);
 	}
 	close_json_array(PRINT_JSON, NULL);
+	if (lin) {
+		open_json_object("linearized");
+		print_uint(PRINT_ANY, "driver", text ? "; linearized: by the driver %llu" : NULL,
+			   c->lin_driver);
+		print_uint(PRINT_ANY, "stack", text ? ", by the stack %llu" : NULL, c->lin_stack);
+		close_json_object();
+	} else if (text) {
+		print_text("; linearized: n/a (no fentry)");
+	}
 	if (text)
 		print_text("\n");
 	close_json_object();

@@ -17,7 +17,16 @@
 #define MAX_EV	   6
 #define MAX_ACT	   4
 
-enum finding_kind { F_SOFTWARE, F_ORPHAN, F_STALL, F_DELAYED, F_LARGE_MTU, F_CPU, F__N };
+enum finding_kind {
+	F_SOFTWARE,
+	F_ORPHAN,
+	F_STALL,
+	F_DELAYED,
+	F_LARGE_MTU,
+	F_CPU,
+	F_LINEARIZE, /* the driver linearizes skbs: no throughput loss of its own, a copy each */
+	F__N
+};
 
 #define H_PROMPT       F__N
 #define H_INCONCLUSIVE (F__N + 1)
@@ -51,7 +60,7 @@ struct flows {
 };
 
 /* diagnose's phases, in the order they run (their wall times are reported). */
-enum diag_phase { DP_SETUP, DP_TXLAT, DP_FLOWS, DP_TSQ, DP_MTU, DP__N };
+enum diag_phase { DP_SETUP, DP_TXLAT, DP_FLOWS, DP_BULK, DP_TSQ, DP_MTU, DP__N };
 
 struct diag {
 	char driver[32], kind[32];
@@ -71,6 +80,11 @@ struct diag {
 	 * ("" when txlat was off) */
 	struct txlat_result tl;
 	bool tl_ok;
+	/* txlat over one bulk flow (the skbs' frags and linearization under load); tlb_ok when
+	 * it traced skbs, hoad: net.core.high_order_alloc_disable then (-1 unknown) */
+	struct txlat_result tlb;
+	bool tlb_ok;
+	int hoad;
 	char tl_err[256];
 	double ser_us;	      /* serialization of the traced skbs at the line rate */
 	double D, D_lo, D_hi; /* completion delay beyond serialization, us; NaN unknown */

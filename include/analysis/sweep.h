@@ -131,8 +131,19 @@ struct coal_spec {
 };
 
 /* sweep frags: one flow with order-3 page frags (high_order_alloc_disable 0) against order-0
- * (1), FRAG_REPS interleaved runs each, traced with txlat for the frags per skb. */
-#define FRAG_REPS 4
+ * (1), FRAG_REPS interleaved runs each, traced with txlat for the frags per skb; optionally
+ * crossed with gso-max-segs and gso-max-size values of the device (each a group of both). */
+#define FRAG_REPS	4
+#define FRAG_MAX_GSO	3
+#define FRAG_MAX_POINTS (2 * (1 + FRAG_MAX_GSO))
+
+struct frag_spec {
+	unsigned int n;
+	struct {
+		const char *key; /* "gso-max-segs" or "gso-max-size" */
+		uint32_t val;
+	} g[FRAG_MAX_GSO];
+};
 
 struct frag_point {
 	unsigned int n;
@@ -142,18 +153,31 @@ struct frag_point {
 	double bytes_per_frag, compl_p50_us; /* means; NaN without txlat */
 };
 
-struct frag_sweep {
-	unsigned int before;	   /* high_order_alloc_disable before (put back) */
-	bool have_txlat;	   /* frags per skb measured */
-	struct frag_point p[2];	   /* by high_order_alloc_disable: 0 order-3, 1 order-0 */
-	double p_mbps, p_cpu, p_frags; /* Welch's p, order-3 against order-0 (frags NaN: n/a) */
-	int cheaper;		   /* 0 or 1 where significant, else -1 */
+/* One comparison of two points by Welch's t-test: p-values, and the cheaper one where
+ * significant (0: the first, 1: the second, -1: neither), by what. */
+struct frag_cmp {
+	double p_mbps, p_cpu, p_frags; /* p_frags NaN: no txlat */
+	int cheaper;
 	const char *cheaper_by;
+};
+
+struct frag_sweep {
+	unsigned int before; /* high_order_alloc_disable before (put back) */
+	bool have_txlat;     /* frags per skb measured */
+	unsigned int ngroups; /* 1 + the gso values: group 0 is the device as it was */
+	uint64_t gso_size0, gso_segs0; /* the device's own, put back */
+	struct frag_spec spec;
+	/* point 2g + k: group g, high_order_alloc_disable k (0 order-3, 1 order-0) */
+	struct frag_point p[FRAG_MAX_POINTS];
+	struct frag_cmp order[1 + FRAG_MAX_GSO]; /* per group: order-3 against order-0 */
+	struct frag_cmp gso[1 + FRAG_MAX_GSO];	 /* group g >= 1 against 0, both at order-3 */
 	double elapsed_s;
 };
 
-/* The kernel-wide sysctl is set from the initial namespace, journaled and put back. */
-int sweep_frags(const struct sweep_opts *o, struct frag_sweep *s, char *err, size_t errlen);
+/* The kernel-wide sysctl is set from the initial namespace, journaled and put back; gso values
+ * the device refuses fail the sweep before it measures, with the kernel's message. */
+int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct frag_sweep *s,
+		char *err, size_t errlen);
 void sweep_frags_print(const struct frag_sweep *s);
 
 /* Only parameters the device reports are accepted (checked before anything changes). */

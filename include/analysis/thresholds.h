@@ -49,6 +49,10 @@
  * upper bound reaches this share of the measured loss; below it the rest is looked for
  * elsewhere (the CPU). */
 #define EXPLAINS_SHARE 0.5
+/* The driver linearizes (diagnose's driver-linearizes finding) when the Wilson lower bound of
+ * its linearized share of skbs under one bulk flow reaches this: a pattern, not one odd skb.
+ * Each such skb costs a copy of its frags; the finding names it, the CPU finding weighs it. */
+#define LINEARIZE_SHARE 0.01
 /* The sender's CPU is saturated at this percent of one CPU (process) or of the host. */
 #define CPU_BUSY_PCT 90
 /* TCP goodput per unit of line rate where the model cannot derive it: about 1448 payload bytes

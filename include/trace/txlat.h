@@ -59,6 +59,8 @@ struct txlat_counts {
 	uint64_t segs;		      /* the wire packets all skbs make (gso_segs, or 1) */
 	uint64_t max_len;	      /* the longest skb handed to the driver, bytes */
 	uint64_t max_segs;	      /* the most gso_segs of one */
+	uint64_t lin_driver;	      /* linearized by the driver after xmit (pull_hooked) */
+	uint64_t lin_stack;	      /* linearized by the stack before xmit (pull_hooked) */
 	uint64_t frags[TXLAT_NFRAGS]; /* skbs by nr_frags at xmit */
 	uint64_t frag_bytes[TXLAT_NFRAG_BINS];	/* skbs with frags by data_len / nr_frags */
 	uint64_t fclass_n[TXLAT_NFCLASSES];	/* frees by the skb's frag class */
@@ -76,6 +78,7 @@ struct txlat_result {
 	const char *free_is; /* what the free is: "driver", "receiver" or "reader" */
 	bool peer;	     /* xmit -> peer receive was timed (receiver-side devices) */
 	bool wfree_hooked;   /* xmit -> tcp_wfree timed by fentry */
+	bool pull_hooked;    /* linearizations counted by fentry (lin_driver, lin_stack) */
 	bool ksyms_ok;	     /* destructor addresses known: socket ownership counted */
 	double elapsed_s;    /* of the window */
 	unsigned int active; /* queues that sent */
@@ -119,9 +122,9 @@ void txlat_print_log2(const struct txlat_lat *l, bool text);
 const char *txlat_fclass_name(unsigned int k);
 /* c's frags per skb at xmit, mean; NaN without skbs. */
 double txlat_frags_mean(const struct txlat_counts *c);
-/* c's frags per skb, bytes per frag and xmit-to-free by frag class: a "frags" JSON object,
- * and one text line when text. */
-void txlat_print_frags(const struct txlat_counts *c, bool text);
+/* c's frags per skb, bytes per frag, xmit-to-free by frag class and, when lin (pull_hooked),
+ * the linearized skbs: a "frags" JSON object, and one text line when text. */
+void txlat_print_frags(const struct txlat_counts *c, bool lin, bool text);
 void txlat_lat_from_hist(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns,
 			 struct txlat_lat *l);
 /* now becomes the window since base: counts, sums and histograms less base's; the largest

@@ -97,4 +97,5 @@ elif ip link show txsim0 >/dev/null 2>&1; then
 else
 	ktap_fail "txsim0 exists (txsim.ko loaded)"
 fi
+check_finding_none driver-linearizes "txsim linearizes nothing unless linearize_frags is set"
 diag_finish

@@ -6,12 +6,28 @@ ROOT=${ETHTUNE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/lib/ktap.sh"
 ET=${ETHTUNE:-$ROOT/${O:-build}/ethtune}
 . "$ROOT/tests/lab/lib/host.sh"
+# On the host, after the guest: the tune page the txsim sweep wrote, in the host's Chromium (the
+# guest has none): its recommendation is the JSON's, its Pareto chart drawn and labelled.
+lab_host_after() {
+	local d=$1 pick out
+	if [ ! -s "$d/tune.html" ] || [ ! -s "$d/thr.json" ]; then
+		ktap_fail "txsim tune --html: the page came back from the guest (none in $d)"
+		return
+	fi
+	pick=$(/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['recommendation']; print('%s %.0f' % (r['param'], r['value']))" "$d/thr.json" 2>/dev/null)
+	grep -q "recommended: <b>$pick</b>" "$d/tune.html" &&
+		ktap_ok "txsim tune --html: the page recommends what the JSON does ($pick)" ||
+		ktap_fail "txsim tune --html: the page recommends what the JSON does ('$pick')"
+	out=$(timeout 120 /usr/bin/python3 "$ROOT/tests/lib/html_check.py" "$d/tune.html" "$d/tune.png" 1 2>&1) &&
+		ktap_ok "txsim tune --html in Chromium: $out" || ktap_fail "txsim tune --html in Chromium: $out"
+}
 lab_host_run "$0" "${LAB_TUNE_TIMEOUT:-1100}" "tune: txsim recommendations, profile apply/verify, e1000e and virtio sweeps"
 
 # ---- guest ----
 . "$ROOT/tests/lab/lib/guest.sh"
 T=$(mktemp -d)
 export ETHTUNE_STATE_DIR=$T/state
+mkdir -p "$LAB_OUT/out"
 ktap_header "tune in the guest ($(uname -r))"
 jq_py() { python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
 A="ip netns exec $LAB_NS_A"
@@ -39,8 +55,9 @@ if ip link show txsim0 >/dev/null 2>&1; then
 	before=$($A ethtool -c txsim0)
 	$A "$ET" --json tune txsim0 --peer 198.18.0.2 --objective throughput --param tx-usecs \
 		--values $VALUES --duration 1 --warmup 0.3 --write-profile "$T/txsim.profile" \
-		>"$T/thr.json" 2>"$T/thr.err"
+		--html "$LAB_OUT/out/tune.html" >"$T/thr.json" 2>"$T/thr.err"
 	rc=$?
+	cp "$T/thr.json" "$LAB_OUT/out/"
 	jq_py "$T/thr.json" "'\\n'.join('%s %s: %.1f / %.1f Mbit/s, p99 %s us, irq/s %s' % (s['tx-usecs'], 'pareto' if s['pareto'] else '', s['mbps'], s['mbps-constrained'], s.get('rr-p99-us'), s.get('irq-per-s')) for s in j['coalesce-sweep']['points'])" 2>/dev/null | sed 's/^/# /'
 	[ $rc -eq 0 ] || sed 's/^/# /' "$T/thr.err"
 	ktap_schema "txsim tune --json fits docs/schema/tune.json" tune "$T/thr.json"

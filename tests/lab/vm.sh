@@ -257,12 +257,13 @@ boot() {
 }
 
 cmd_run() {
-	local to=600 mem=${LAB_MEM:-1536} keep=0 rd rc qpid
+	local to=600 mem=${LAB_MEM:-1536} keep=0 rd rc qpid out=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--timeout) to=$2; shift 2 ;;
 		--mem) mem=$2; shift 2 ;;
 		--keep) keep=1; shift ;;
+		--out) out=$2; shift 2 ;;
 		--) shift; break ;;
 		*) break ;;
 		esac
@@ -318,6 +319,10 @@ cmd_run() {
 		log "guest did not finish (status $rc); console tail:"
 		tail -n 40 "$rd/console.log" | tr -d '\r' >&2
 		[ $rc -eq 137 ] && rc=124
+	fi
+	# what the guest left in $LAB_OUT/out for checks on the host (pages for the browser)
+	if [ -n "$out" ] && [ -d "$rd/out" ]; then
+		mkdir -p "$out" && cp -r "$rd/out/." "$out/"
 	fi
 	[ $keep -eq 1 ] && log "run files kept in $rd" || rm -rf "$rd"
 	return "$rc"

@@ -144,6 +144,44 @@ static void test_orphan(void **state)
 	free(x);
 }
 
+/* A driver that linearizes skbs above its frag limit: named beside the headline, not instead of
+ * it; its limit read off the frag histogram; a handful of linearized skbs is no pattern. */
+static void test_linearize(void **state)
+{
+	struct diag *x = dev_1g(120, 110, 130);
+
+	x->tlb_ok = x->tlb.pull_hooked = true;
+	x->tlb.c.xmit = 2000;
+	x->tlb.c.frags[17] = 1800;
+	x->tlb.c.frags[2] = 200;
+	x->tlb.c.lin_driver = 1800;
+	x->hoad = 1;
+	flows(x, 935, 940, 20);
+	assert_string_equal(diag_headline(x), "prompt-completion");
+	assert_true(x->f[F_LINEARIZE].on);
+	assert_non_null(strstr(x->f[F_LINEARIZE].ev[0], "linearized 1800 of 2000 skbs"));
+	assert_non_null(strstr(x->f[F_LINEARIZE].ev[1], "more than 2 to 16 frags"));
+	assert_int_equal(x->nact, 1);
+	assert_non_null(strstr(x->act[0].cmd, "high_order_alloc_disable=0"));
+	free(x);
+
+	x = dev_1g(120, 110, 130);
+	x->tlb_ok = x->tlb.pull_hooked = true;
+	x->tlb.c.xmit = 2000;
+	x->tlb.c.lin_driver = 5;
+	flows(x, 935, 940, 20);
+	assert_false(x->f[F_LINEARIZE].on);
+	free(x);
+
+	x = dev_1g(120, 110, 130); /* counted nothing: no fentry */
+	x->tlb_ok = true;
+	x->tlb.c.xmit = 2000;
+	x->tlb.c.lin_driver = 1800;
+	flows(x, 935, 940, 20);
+	assert_false(x->f[F_LINEARIZE].on);
+	free(x);
+}
+
 static void test_software(void **state)
 {
 	struct diag *x = dev_1g(60, 55, 65);
@@ -196,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_late_without_cost),
 		cmocka_unit_test(test_delay_without_cost),
 		cmocka_unit_test(test_orphan),
+		cmocka_unit_test(test_linearize),
 		cmocka_unit_test(test_software),
 		cmocka_unit_test(test_no_delay_measured),
 		cmocka_unit_test(test_cpu_bound),

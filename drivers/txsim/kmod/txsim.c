@@ -2,6 +2,7 @@
 /* txsim: wired pairs of Ethernet netdevs modelling a NIC whose TX completion behaviour we choose */
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <uapi/linux/ethtool_netlink.h>
@@ -97,6 +98,8 @@ struct txsim_stats {
 	u64 tx_skb_len_max;
 	u64 tx_wire_bytes;	/* bytes serialized, with per-frame headers and framing */
 	u64 tx_dropped;
+	u64 tx_descs;		/* TX descriptors used: one for the linear part, one per page frag */
+	u64 tx_linearized;	/* skbs the driver linearized (linearize_frags) */
 	u64 rx_packets;
 	u64 rx_bytes;
 	u64 rx_dropped;
@@ -111,7 +114,8 @@ static const struct {
 	TXSIM_STAT(tx_completion_irqs), TXSIM_STAT(tx_ring_full),
 	TXSIM_STAT(tx_compl_lat_sum_ns), TXSIM_STAT(tx_compl_lat_max_ns),
 	TXSIM_STAT(tx_irq_delay_max_ns), TXSIM_STAT(tx_skb_len_max), TXSIM_STAT(tx_wire_bytes),
-	TXSIM_STAT(tx_dropped), TXSIM_STAT(rx_packets), TXSIM_STAT(rx_bytes),
+	TXSIM_STAT(tx_dropped), TXSIM_STAT(tx_descs), TXSIM_STAT(tx_linearized),
+	TXSIM_STAT(rx_packets), TXSIM_STAT(rx_bytes),
 	TXSIM_STAT(rx_dropped),
 };
 #define TXSIM_NSTATS ARRAY_SIZE(txsim_stat_names)
@@ -152,6 +156,9 @@ struct txsim_priv {
 	u32 delay_us;
 	u32 fifo_bytes;
 	u32 stop_irq;		/* complete-on-next-xmit: a stopped queue raises the interrupt */
+	u32 desc_ns;		/* cost of one TX descriptor: CPU to map and to unmap it, DMA fetch */
+	u32 max_frags;		/* page frags one skb may have; more: the stack linearizes (0: any) */
+	u32 linearize_frags;	/* the driver linearizes an skb with more frags (0: never) */
 	u32 tx_usecs;
 	u32 tx_frames;
 	bool cqe_mode;
@@ -179,6 +186,24 @@ static u64 now_ns(void)
 static void arm(struct hrtimer *t, u64 when_ns)
 {
 	hrtimer_start(t, ns_to_ktime(when_ns), HRTIMER_MODE_ABS);
+}
+
+/* The driver's CPU time for @n descriptors of @p's per-descriptor cost: spent, not slept, as a
+ * driver spends it mapping frags and writing descriptors, or unmapping them on completion. */
+static void txsim_desc_cost(const struct txsim_priv *p, unsigned int n)
+{
+	u64 end, ns = (u64)READ_ONCE(p->desc_ns) * n;
+
+	if (!ns)
+		return;
+	end = now_ns() + ns;
+	while (now_ns() < end)
+		cpu_relax();
+}
+
+static unsigned int txsim_descs(const struct sk_buff *skb)
+{
+	return 1 + skb_shinfo(skb)->nr_frags;
 }
 
 /* Bytes on the wire for one skb: every segment repeats the headers and adds FCS, preamble, gap. */
@@ -410,8 +435,10 @@ static int txsim_tx_poll(struct napi_struct *napi, int budget)
 	spin_lock_irqsave(&p->lock, flags);
 	txsim_clean_locked(p, (p->pflags & BIT(TXSIM_PF_NEXT_XMIT)) ? p->done : p->sig, &list);
 	spin_unlock_irqrestore(&p->lock, flags);
-	while ((skb = __skb_dequeue(&list)))
+	while ((skb = __skb_dequeue(&list))) {
+		txsim_desc_cost(p, txsim_descs(skb));	/* unmap */
 		napi_consume_skb(skb, budget);
+	}
 	if (budget)
 		napi_complete_done(napi, 0);
 	return 0;
@@ -430,8 +457,10 @@ static void txsim_rescan(struct timer_list *t)
 	txsim_clean_locked(p, p->done, &list);
 	again = p->hw_on && (p->pflags & BIT(TXSIM_PF_NEXT_XMIT));
 	spin_unlock_irqrestore(&p->lock, flags);
-	while ((skb = __skb_dequeue(&list)))
+	while ((skb = __skb_dequeue(&list))) {
+		txsim_desc_cost(p, txsim_descs(skb));
 		dev_consume_skb_any(skb);
+	}
 	if (again)
 		mod_timer(&p->t_rescan, jiffies + msecs_to_jiffies(rescan_ms ?: 1));
 }
@@ -443,12 +472,25 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct sk_buff *clone, *f;
 	struct txsim_desc *d;
 	unsigned long flags;
-	unsigned int segs;
+	unsigned int segs, ndesc, lin = READ_ONCE(p->linearize_frags);
 	u64 now, wb, start, fifo_ns;
 
 	__skb_queue_head_init(&list);
 	if (p->pflags & BIT(TXSIM_PF_ORPHAN))
 		skb_orphan(skb);
+	/* the pathology of drivers with a descriptor limit (bnx2x at 10 frags or more): copy */
+	if (lin && skb_shinfo(skb)->nr_frags > lin) {
+		if (skb_linearize(skb)) {
+			dev_kfree_skb_any(skb);
+			spin_lock_irqsave(&p->lock, flags);
+			p->st.tx_dropped++;
+			spin_unlock_irqrestore(&p->lock, flags);
+			return NETDEV_TX_OK;
+		}
+		lin = UINT_MAX;
+	}
+	ndesc = txsim_descs(skb);
+	txsim_desc_cost(p, ndesc);	/* map and write the descriptors */
 	skb_tx_timestamp(skb);
 	/* the peer receives a clone; the original stays in the ring until its completion */
 	clone = skb_clone(skb, GFP_ATOMIC);
@@ -462,15 +504,22 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 		p->q_tx_stop++;
 		spin_unlock_irqrestore(&p->lock, flags);
 		kfree_skb(clone);
-		while ((f = __skb_dequeue(&list)))
+		while ((f = __skb_dequeue(&list))) {
+			txsim_desc_cost(p, txsim_descs(f));
 			dev_consume_skb_any(f);
+		}
 		return NETDEV_TX_BUSY;
 	}
 	now = now_ns();
 	wb = wire_bytes(skb, &segs);
 	start = max(now, p->wire_free_ns);
-	p->wire_free_ns = start + div_u64(wb * 8 * 1000, p->speed);
+	/* the NIC fetches each descriptor before the frame goes out */
+	p->wire_free_ns = start + div_u64(wb * 8 * 1000, p->speed) +
+			  (u64)READ_ONCE(p->desc_ns) * ndesc;
 	p->st.tx_wire_bytes += wb;
+	p->st.tx_descs += ndesc;
+	if (lin == UINT_MAX)
+		p->st.tx_linearized++;
 	if (skb->len > p->st.tx_skb_len_max)
 		p->st.tx_skb_len_max = skb->len;
 
@@ -519,9 +568,25 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 		p->st.tx_dropped++;
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
-	while ((f = __skb_dequeue(&list)))
+	while ((f = __skb_dequeue(&list))) {
+		txsim_desc_cost(p, txsim_descs(f));
 		dev_consume_skb_any(f);
+	}
 	return NETDEV_TX_OK;
+}
+
+/* A device with a frag limit takes no skb beyond it: the stack linearizes it (or segments it in
+ * software, linear), before the driver's xmit. */
+static netdev_features_t txsim_features_check(struct sk_buff *skb, struct net_device *dev,
+					      netdev_features_t features)
+{
+	const struct txsim_priv *p = netdev_priv(dev);
+	u32 max = READ_ONCE(p->max_frags);
+
+	features = vlan_features_check(skb, features);
+	if (max && skb_shinfo(skb)->nr_frags > max)
+		features &= ~(NETIF_F_SG | NETIF_F_GSO_MASK);
+	return features;
 }
 
 /* Hardware start/stop; the caller has stopped the stack's transmit path. */
@@ -669,6 +734,7 @@ static const struct net_device_ops txsim_netdev_ops = {
 	.ndo_open = txsim_open,
 	.ndo_stop = txsim_stop,
 	.ndo_start_xmit = txsim_xmit,
+	.ndo_features_check = txsim_features_check,
 	.ndo_tx_timeout = txsim_tx_timeout,
 	.ndo_change_mtu = txsim_change_mtu,
 	.ndo_get_stats64 = txsim_get_stats64,
@@ -951,7 +1017,8 @@ static const struct ethtool_ops txsim_ethtool_ops = {
 	.get_ts_info = ethtool_op_get_ts_info,
 };
 
-/* ---- sysfs: /sys/class/net/DEV/txsim/{delay_us,fifo_bytes,stop_irq,stats_reset} ---- */
+/* ---- sysfs: /sys/class/net/DEV/txsim/{delay_us,fifo_bytes,stop_irq,desc_ns,max_frags,
+ * linearize_frags,stats_reset} ---- */
 
 /* A read-write unsigned knob of the device, range-checked on store. */
 #define TXSIM_UINT_ATTR(name, max)                                                              \
@@ -980,6 +1047,9 @@ static const struct ethtool_ops txsim_ethtool_ops = {
 TXSIM_UINT_ATTR(delay_us, 1000000);
 TXSIM_UINT_ATTR(fifo_bytes, 64 << 20);
 TXSIM_UINT_ATTR(stop_irq, 1);
+TXSIM_UINT_ATTR(desc_ns, 1000000);
+TXSIM_UINT_ATTR(max_frags, MAX_SKB_FRAGS);
+TXSIM_UINT_ATTR(linearize_frags, MAX_SKB_FRAGS);
 
 static ssize_t stats_reset_store(struct device *d, struct device_attribute *attr,
 				 const char *buf, size_t len)
@@ -998,6 +1068,9 @@ static struct attribute *txsim_attrs[] = {
 	&dev_attr_delay_us.attr,
 	&dev_attr_fifo_bytes.attr,
 	&dev_attr_stop_irq.attr,
+	&dev_attr_desc_ns.attr,
+	&dev_attr_max_frags.attr,
+	&dev_attr_linearize_frags.attr,
 	&dev_attr_stats_reset.attr,
 	NULL,
 };

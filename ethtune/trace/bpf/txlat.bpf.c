@@ -235,6 +235,40 @@ static __always_inline int on_peer_rx(struct sk_buff *skb)
 	return record_once(skb, 0, TXLAT_F_PEER_DONE, TXLAT_C_PEER, TXLAT_H_PEER);
 }
 
+/* A whole-skb pull (skb_linearize: __pskb_pull_tail of all of data_len): by the driver when
+ * the skb is between its xmit and its free, by the stack (validate_xmit_skb: the device takes
+ * no frags, or not this many) when it is headed for the device but not yet handed to it. */
+static __always_inline int on_pull(struct sk_buff *skb, int delta)
+{
+	__u32 dl = BPF_CORE_READ(skb, data_len), q, ctr;
+	__u64 key = (__u64)skb;
+	struct txlat_qstats *st;
+	struct txlat_skb *e;
+	struct net_device *dev;
+
+	if (!dl || delta != (int)dl)
+		return 0;
+	e = bpf_map_lookup_elem(&inflight, &key);
+	if (e) {
+		q = e->queue;
+		ctr = TXLAT_C_LIN_DRIVER;
+	} else {
+		dev = BPF_CORE_READ(skb, dev);
+		if (!dev || BPF_CORE_READ(dev, ifindex) != targ_ifindex)
+			return 0;
+		if (targ_netns && BPF_CORE_READ(dev, nd_net.net, ns.inum) != targ_netns)
+			return 0;
+		q = BPF_CORE_READ(skb, queue_mapping);
+		ctr = TXLAT_C_LIN_STACK;
+	}
+	if (q >= TXLAT_MAX_QUEUES)
+		q = TXLAT_MAX_QUEUES - 1;
+	st = bpf_map_lookup_elem(&qstats, &q);
+	if (st)
+		st->c[ctr]++;
+	return 0;
+}
+
 /* Backend "btf": BTF-typed tracepoints and fentry (kernel >= 5.5 with BTF). */
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(btf_xmit, struct sk_buff *skb, struct net_device *dev)
@@ -264,6 +298,12 @@ SEC("fentry/tcp_wfree")
 int BPF_PROG(btf_wfree, struct sk_buff *skb)
 {
 	return on_wfree(skb);
+}
+
+SEC("fentry/__pskb_pull_tail")
+int BPF_PROG(btf_pull, struct sk_buff *skb, int delta)
+{
+	return on_pull(skb, delta);
 }
 
 /* Backend "raw": raw tracepoints, no trampolines needed. */

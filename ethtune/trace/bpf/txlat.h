@@ -51,6 +51,8 @@ enum txlat_ctr {
 	TXLAT_C_PEER, /* received by the peer (netif_receive_skb), receiver-side devices */
 	TXLAT_C_GSO,  /* GSO super-packets handed to the driver (gso_size set) */
 	TXLAT_C_SEGS, /* the wire packets they make: gso_segs of a GSO skb, 1 of another */
+	TXLAT_C_LIN_DRIVER, /* skbs the driver linearized after xmit (fentry __pskb_pull_tail) */
+	TXLAT_C_LIN_STACK,  /* skbs for the device the stack linearized before xmit */
 	/* TXLAT_FRAG_SLOTS counters: skbs by nr_frags at xmit */
 	TXLAT_C_FRAGS,
 	/* TXLAT_FRAG_BINS counters: skbs with frags by log2 of data_len / nr_frags */

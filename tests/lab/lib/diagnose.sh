@@ -75,6 +75,19 @@ check_none() {
 		ktap_fail "$name: no completion finding ($forbidden) in $REPS runs ($bad)"
 }
 
+# check_finding_none FINDING WHY: no run of this file names FINDING among its findings
+check_finding_none() {
+	local f n=0 bad=""
+	for f in "$T"/*.json; do
+		[ -s "$f" ] || continue
+		n=$((n + 1))
+		python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(any(x['name'] == sys.argv[2] for x in j.get('findings', [])))" "$f" "$1" ||
+			bad="$bad $(basename "$f" .json)"
+	done
+	[ -z "$bad" ] && [ $n -gt 0 ] && ktap_ok "no run finds $1 ($2; $n runs)" ||
+		ktap_fail "no run finds $1 ($2; $n runs:$bad)"
+}
+
 # diag_finish: the kernel log holds no driver bug; the KTAP plan
 diag_finish() {
 	local bad

@@ -1,6 +1,9 @@
 # Host side of a lab test: boot the guest, run the same test file there, relay its KTAP lines.
 # Usage (in a test file, before its guest part):
 #   . "$ROOT/tests/lab/lib/host.sh"; lab_host_run "$0" TIMEOUT "description"  (exits on the host)
+# What the guest writes under $LAB_OUT/out comes back to $O/lab-out/NAME-KERNEL; a test that
+# defines lab_host_after() before lab_host_run gets that directory there, to check on the host
+# what the guest cannot (a page in the host's Chromium).
 # A lab that cannot be set up: a skip on a developer's machine, a failure under CI=true (the
 # verdict checks it carries are never skipped there).
 lab_unavailable() {
@@ -8,7 +11,7 @@ lab_unavailable() {
 }
 
 lab_host_run() {
-	local file timeout=$2 desc=$3 out rc l d name try slog
+	local file timeout=$2 desc=$3 out rc l d name try slog odir
 	[ -n "${LAB_GUEST:-}" ] && return 0
 	file=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 	name=$(basename "$file" .sh)
@@ -28,8 +31,10 @@ lab_host_run() {
 	# the file then runs once more in a fresh guest, and the hang is shown (the whole console
 	# is kept in $O/lab-hang-*.console.log). Any other failure, and a second hang, count as
 	# they are.
+	odir=$ROOT/${O:-build}/lab-out/$name-${LAB_KERNEL:-stable}
 	for try in 1 2; do
-		out=$("$ROOT/tests/lab/vm.sh" run --timeout "$timeout" -- \
+		rm -rf "$odir"
+		out=$("$ROOT/tests/lab/vm.sh" run --timeout "$timeout" --out "$odir" -- \
 			env ETHTUNE="$ET" bash "$file" 2>&1)
 		rc=$?
 		[ $rc -eq 126 ] && [ $try -eq 1 ] || break
@@ -49,6 +54,7 @@ lab_host_run() {
 		esac
 	done <<<"$out"
 	[ $rc -eq 0 ] || [ "$KTAP_FAILED" -gt 0 ] || ktap_fail "guest run finished (status $rc)"
+	if declare -F lab_host_after >/dev/null; then lab_host_after "$odir"; fi
 	ktap_finish
 	exit
 }
