@@ -106,6 +106,7 @@ static void print_config(const struct probe_cfg *c)
 	print_on_off(PRINT_ANY, "nodelay", ", nodelay %s", c->nodelay);
 	print_string(PRINT_ANY, "send", ", send %s", probe_send_name(c->send));
 	print_on_off(PRINT_ANY, "skip-rx-copy", ", skip-rx-copy %s", c->skip_rx_copy);
+	print_on_off(PRINT_ANY, "sample", ", sample %s", !c->no_sample);
 	print_string(PRINT_ANY, "cc", ", cc %s", c->cc[0] ? c->cc : "default");
 	print_int(PRINT_ANY, "cpu-local", ", cpu %d", c->cpu_local);
 	print_int(PRINT_ANY, "cpu-remote", ",%d\n", c->cpu_remote);
@@ -348,7 +349,8 @@ enum {
 	O_CONFIDENCE,
 	O_BIND_DEV,
 	O_SEND,
-	O_SKIP_RX_COPY
+	O_SKIP_RX_COPY,
+	O_NO_SAMPLE
 };
 
 static const struct cli_opt probe_opts[] = {
@@ -367,6 +369,8 @@ static const struct cli_opt probe_opts[] = {
 	  "the bulk sender's path (default copy)" },
 	{ "skip-rx-copy", O_SKIP_RX_COPY, no_argument, NULL,
 	  "the bulk receiver discards data (MSG_TRUNC) instead of copying it" },
+	{ "no-sample", O_NO_SAMPLE, no_argument, NULL,
+	  "the bulk sender does not sample its queued bytes (to measure what sampling costs)" },
 	{ "cc", O_CC, required_argument, "NAME", "congestion control" },
 	{ "cpu", O_CPU, required_argument, "L,R", "pin the local and remote ends to CPUs" },
 	{ "iterations", O_ITERATIONS, required_argument, "MIN,MAX",
@@ -443,6 +447,9 @@ static int probe_opt(void *ctx, int id, const char *v, char *err, size_t errlen)
 		break;
 	case O_SKIP_RX_COPY:
 		cfg->skip_rx_copy = true;
+		break;
+	case O_NO_SAMPLE:
+		cfg->no_sample = true;
 		break;
 	case O_CC:
 		if (strlen(v) >= sizeof(cfg->cc))

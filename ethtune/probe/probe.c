@@ -287,6 +287,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	e.recv_size = cfg->recv_size;
 	e.send = cfg->send;
 	e.skip_rx_copy = cfg->skip_rx_copy;
+	e.no_sample = cfg->no_sample;
 	e.cpu = cfg->cpu_local;
 	e.duration_s = cfg->duration_s;
 	e.warmup_s = cfg->warmup_s;
@@ -317,6 +318,8 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 		json_object_set_new(m, "send", json_string(probe_send_name(cfg->send)));
 	if (cfg->skip_rx_copy)
 		json_object_set_new(m, "skip-rx-copy", json_true());
+	if (cfg->no_sample)
+		json_object_set_new(m, "no-sample", json_true());
 	r = proto_send(ctl, m);
 	if (r)
 		goto ctl_fail;

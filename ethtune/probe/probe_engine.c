@@ -596,7 +596,7 @@ static void wmem_sample(struct eng *e)
 static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double total, char *err,
 		      size_t errlen)
 {
-	bool sample = eng_is_sender(e) && LOAD(e->measuring);
+	bool sample = !e->no_sample && eng_is_sender(e) && LOAD(e->measuring);
 
 	for (;;) {
 		uint64_t now = et_now_ns(), sum;

@@ -48,6 +48,7 @@ static const struct field f_setup[] = {
 	{ "recv-size", F_INT, false, 0, PROBE_MAX_MSG },
 	{ "send", F_STR, false, 0, 15, probe_send_names },
 	{ "skip-rx-copy", F_BOOL, false },
+	{ "no-sample", F_BOOL, false },
 	{ NULL }
 };
 /* The cookie, chosen by serve, binds the data connections to this session. */

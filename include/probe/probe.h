@@ -49,6 +49,7 @@ struct probe_cfg {
 	bool nodelay;
 	enum probe_send send; /* the bulk sender's path, on whichever end sends */
 	bool skip_rx_copy;    /* the bulk receiver discards with MSG_TRUNC instead of copying */
+	bool no_sample;	      /* the bulk sender does not sample its queued bytes (SO_MEMINFO) */
 	char cc[16];	      /* "" : system default */
 	int cpu_local, cpu_remote; /* -1: not pinned */
 	unsigned int iter_min, iter_max;

@@ -53,6 +53,7 @@ struct eng {
 	uint32_t recv_size; /* 0: max(msg_size, RECV_BUF_MIN) */
 	enum probe_send send;
 	bool skip_rx_copy;
+	bool no_sample; /* no SO_MEMINFO sampling every 2 ms on the sender */
 	int cpu;
 	double duration_s, warmup_s;
 	struct eng_sockopts so;

@@ -1,8 +1,11 @@
 #!/bin/bash
 # Probe data path against the reference tools, side by side and interleaved in one run:
 # single-flow stream vs iperf3 (same message size and congestion control) and 1-flow RR rate vs
-# sockperf ping-pong (same message size), on loopback and on a veth pair between two namespaces.
-# Prints medians and ratios ethtune/reference (target >= 1.0). BENCH_ROUNDS, BENCH_SECONDS.
+# sockperf ping-pong (same message size), and vs netperf (TCP_STREAM -m/-M, TCP_RR -r) and neper
+# (tcp_stream -B, tcp_rr -Q/-R) where present (on PATH or in build/refs/bin: tests/bench/
+# build_refs.sh builds them from local checkouts), on loopback and on a veth pair between two
+# namespaces. Prints medians and ratios ethtune/reference (target >= 1.0). BENCH_ROUNDS,
+# BENCH_SECONDS.
 set -u
 . "$(dirname "$0")/../lib/probe_env.sh"
 trap pe_cleanup EXIT
@@ -13,6 +16,11 @@ RRMSG=${BENCH_RR_MSG:-14}
 CC=${BENCH_CC:-cubic}
 if [ "$(id -u)" -ne 0 ] || ! pe_setup bench; then echo "# SKIP: needs root and namespaces"; exit 0; fi
 for t in iperf3 sockperf; do command -v $t >/dev/null || { echo "# SKIP: $t not installed"; exit 0; }; done
+PATH=$PATH:$(cd "$(dirname "$0")/../.." && pwd)/${O:-build}/refs/bin
+NETPERF=$(command -v netperf || true) NETSERVER=$(command -v netserver || true)
+NEPER_S=$(command -v tcp_stream || true) NEPER_R=$(command -v tcp_rr || true)
+[ -n "$NETPERF" ] && [ -n "$NETSERVER" ] || NETPERF=""
+[ -n "$NEPER_S" ] && [ -n "$NEPER_R" ] || NEPER_S=""
 
 best() { printf '%s\n' "$@" | sort -g | tail -1; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -32,20 +40,49 @@ spp() {	# spp NS ADDR: sockperf ping-pong round trips per second
 		awk '{ printf "%.1f\n", $1 / $2 }' | grep . || echo 0
 }
 
+lastnum() { awk '$1 ~ /^[0-9.]+$/ {v = $1} END {print v + 0}'; }
+nps() {	# nps NS ADDR: netperf TCP_STREAM Mbit/s, send and receive size MSG
+	ip netns exec "$1" "$NETPERF" -H "$2" -p 12865 -l $T -t TCP_STREAM -P 0 -f m -- \
+		-m $MSG -M $MSG -K $CC -o THROUGHPUT 2>/dev/null | lastnum
+}
+nprr() {	# nprr NS ADDR: netperf TCP_RR transactions/s, RRMSG each way, TCP_NODELAY
+	ip netns exec "$1" "$NETPERF" -H "$2" -p 12865 -l $T -t TCP_RR -P 0 -- \
+		-r $RRMSG,$RRMSG -D -o THROUGHPUT 2>/dev/null | lastnum
+}
+neper() {	# neper NS SNS ADDR stream|rr: neper's throughput (Mbit/s, or transactions/s)
+	local bin=$NEPER_S args=(-B "$(numfmt --from=iec "$MSG")" --congestion-control $CC) sp
+	[ "$4" = rr ] && bin=$NEPER_R args=(-Q $RRMSG -R $RRMSG --no-delay)
+	ip netns exec "$2" "$bin" -C 12870 -P 12871 -l $((T + 1)) "${args[@]}" >/dev/null 2>&1 &
+	sp=$!
+	pe_wait_port "$2" 12870
+	ip netns exec "$1" "$bin" -c -H "$3" -C 12870 -P 12871 -l $T "${args[@]}" 2>/dev/null |
+		sed -n 's/^throughput=//p' | lastnum
+	wait $sp 2>/dev/null
+}
+
 bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
-	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() i x y
+	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() e=() f=() g=() h=() i x y np=
 	"$E" --netns $sns serve --bind $addr --port 12866 >/dev/null 2>&1 & local sp=$!
 	ip netns exec $sns iperf3 -s -p 5201 >/dev/null 2>&1 & local ip=$!
 	ip netns exec $sns sockperf sr --tcp -i $addr -p 11111 >/dev/null 2>&1 & local kp=$!
 	PE_PIDS="$PE_PIDS $sp $ip $kp"
 	pe_wait_port $sns 12866; pe_wait_port $sns 5201; pe_wait_port $sns 11111
+	if [ -n "$NETPERF" ]; then
+		ip netns exec $sns "$NETSERVER" -D -p 12865 -L $addr >/dev/null 2>&1 & np=$!
+		PE_PIDS="$PE_PIDS $np"
+		pe_wait_port $sns 12865
+	fi
 	for i in $(seq $ROUNDS); do
 		a+=("$(et $cns $addr --cc $CC --msg-size $MSG)")
 		b+=("$(ip3 $cns $addr)")
+		[ -n "$NETPERF" ] && e+=("$(nps $cns $addr)")
+		[ -n "$NEPER_S" ] && g+=("$(neper $cns $sns $addr stream)")
 		c+=("$(et $cns $addr --test rr --nodelay --msg-size $RRMSG)")
 		d+=("$(spp $cns $addr)")
+		[ -n "$NETPERF" ] && f+=("$(nprr $cns $addr)")
+		[ -n "$NEPER_S" ] && h+=("$(neper $cns $sns $addr rr)")
 	done
-	kill $sp $ip $kp 2>/dev/null; wait $sp $ip $kp 2>/dev/null
+	kill $sp $ip $kp $np 2>/dev/null; wait $sp $ip $kp $np 2>/dev/null
 	x=$(median "${a[@]}"); y=$(median "${b[@]}")
 	printf '%-9s stream %s cc %s: ethtune %10.1f Mbit/s  iperf3   %10.1f Mbit/s  ratio %s (best-of ratio %s)\n' \
 		"$label" "$MSG" "$CC" "$x" "$y" "$(ratio "$x" "$y")" "$(ratio "$(best "${a[@]}")" "$(best "${b[@]}")")"
@@ -54,6 +91,22 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	printf '%-9s rr %s B:        ethtune %10.1f trans/s sockperf %10.1f trans/s ratio %s (best-of ratio %s)\n' \
 		"$label" "$RRMSG" "$x" "$y" "$(ratio "$x" "$y")" "$(ratio "$(best "${c[@]}")" "$(best "${d[@]}")")"
 	echo "#   rounds: ethtune ${c[*]} / sockperf ${d[*]}"
+	ref "$label" stream netperf "${a[*]}" "${e[*]}" Mbit/s
+	ref "$label" stream neper "${a[*]}" "${g[*]}" Mbit/s
+	ref "$label" rr netperf "${c[*]}" "${f[*]}" trans/s
+	ref "$label" rr neper "${c[*]}" "${h[*]}" trans/s
+}
+
+ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT: one more ratio, when the tool ran
+	local x y
+	if [ -z "$5" ]; then
+		printf '%-9s %-6s vs %-8s: not present (tests/bench/build_refs.sh builds it)\n' "$1" "$2" "$3"
+		return
+	fi
+	x=$(median $4); y=$(median $5)
+	printf '%-9s %-6s vs %-8s: ethtune %10.1f %s  %-8s %10.1f %s  ratio %s (best-of ratio %s)\n' \
+		"$1" "$2" "$3" "$x" "$6" "$3" "$y" "$6" "$(ratio "$x" "$y")" "$(ratio "$(best $4)" "$(best $5)")"
+	echo "#   rounds: $3 $5"
 }
 
 echo "# probe bench: $ROUNDS interleaved rounds of $T s each; medians (and best of each); ratio = ethtune / reference"

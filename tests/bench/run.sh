@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 export ETHTUNE="${ETHTUNE:-$PWD/${O:-build}/ethtune}" ETHTUNE_ROOT="$PWD"
 rc=0
 for b in tests/bench/*.sh; do
-	[ "${b##*/}" = run.sh ] && continue
+	case ${b##*/} in run.sh | build_refs.sh) continue ;; esac
 	case ${b##*/} in ${BENCH_FILTER:-*}) ;; *) continue ;; esac
 	echo "# ---- bench ${b##*/}"
 	bash "$b" || { echo "# bench ${b##*/} exited with status $?"; rc=1; }

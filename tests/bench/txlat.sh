@@ -82,7 +82,7 @@ print(f"{a:.2f} {b:.2f} {statistics.median(pairs):.3f} {b / a:.3f}")
 PY
 )
 read -r moff mon ratio ratio2 <<<"$res"
-echo "# txlat bench: median off $moff Gbit/s, on $mon Gbit/s; ratio on/off $ratio (median of paired rounds; of medians $ratio2; target >= 0.95)"
+echo "# txlat bench: median off $moff Gbit/s, on $mon Gbit/s; ratio on/off $ratio (median of paired rounds; of medians $ratio2; bound >= 0.98)"
 if [ "$ratio" = nan ]; then ktap_fail "throughput measured"; else ktap_ok "throughput ratio on/off $ratio"; fi
 # the programs' own cost as the kernel accounts it (noise-free, unlike throughput on shared CPUs)
 cost=$(python3 - "$OUT" <<'PY'

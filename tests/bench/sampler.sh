@@ -1,0 +1,68 @@
+#!/bin/bash
+# Bench: what the probe's own sampling costs: single-flow throughput on a veth pair with the
+# sender's SO_MEMINFO sampling on (default) and off (--no-sample), interleaved ABBA; ratio.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib/ktap.sh
+ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
+ROUNDS=${SAMPLER_BENCH_ROUNDS:-8}
+SECS=${SAMPLER_BENCH_SECS:-3}
+A=smpbench-a B=smpbench-b PORT=5392
+ktap_header "sampler bench: veth throughput, probe sampling on vs off"
+
+cleanup() {
+	ip netns pids $B 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+}
+if [ "$(id -u)" -ne 0 ]; then ktap_skip "sampler overhead" "needs root"; ktap_finish; exit; fi
+trap cleanup EXIT
+cleanup
+ip netns add $A && ip netns add $B &&
+ip link add smpbench0 netns $A type veth peer name smpbench1 netns $B &&
+ip -n $A addr add 198.18.79.1/30 dev smpbench0 && ip -n $B addr add 198.18.79.2/30 dev smpbench1 &&
+ip -n $A link set smpbench0 up && ip -n $B link set smpbench1 up &&
+ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; ktap_finish; exit 1; }
+ip netns exec $B "$ETHTUNE" serve --bind 198.18.79.2 --port $PORT >/dev/null 2>&1 &
+sleep 0.5
+OUT=$(mktemp -d)
+probe() {	# probe NAME [OPTS]: Gbit/s of one flow
+	ip netns exec $A "$ETHTUNE" --json probe --peer 198.18.79.2:$PORT --duration $SECS \
+		--warmup 1 --msg-size 128K "${@:2}" >"$OUT/$1.json" 2>/dev/null
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"]["throughput-mbps"] / 1e3)' \
+		"$OUT/$1.json" 2>/dev/null || echo nan
+}
+ons=() offs=()
+for i in $(seq 1 "$ROUNDS"); do
+	if [ $((i % 2)) -eq 1 ]; then
+		ons+=("$(probe on$i)") offs+=("$(probe off$i --no-sample)")
+	else
+		offs+=("$(probe off$i --no-sample)") ons+=("$(probe on$i)")
+	fi
+	ktap_diag "round $i: sampling on ${ons[-1]} Gbit/s, off ${offs[-1]} Gbit/s"
+done
+res=$(python3 - "${offs[*]}" "${ons[*]}" <<'PY'
+import statistics, sys
+off = [float(x) for x in sys.argv[1].split() if x != "nan"]
+on = [float(x) for x in sys.argv[2].split() if x != "nan"]
+if len(off) < 2 or len(on) < 2:
+    print("nan nan nan nan nan"); sys.exit()
+pairs = sorted(y / x for x, y in zip(off, on) if x > 0)
+n = len(pairs)
+# the median of paired ratios, with its distribution-free 95% interval (order statistics)
+k = max(0, int(n / 2 - 0.98 * n ** 0.5))
+print(f"{statistics.median(off):.2f} {statistics.median(on):.2f} {statistics.median(pairs):.3f} "
+      f"{pairs[k]:.3f} {pairs[n - 1 - k]:.3f}")
+PY
+)
+read -r moff mon ratio lo hi <<<"$res"
+echo "# sampler bench: median off $moff Gbit/s, on $mon Gbit/s; ratio on/off $ratio [$lo, $hi] (median of paired rounds, order-statistic 95% interval; bound >= 0.99)"
+if [ "$ratio" = nan ]; then ktap_fail "throughput measured"; else ktap_ok "sampling ratio on/off $ratio"; fi
+# the switch does what it says: the queued-bytes figure in an on-run, none in an off-run
+if grep -q '"wmem-alloc"' "$OUT/on1.json" && ! grep -q '"wmem-alloc"' "$OUT/off1.json"; then
+	ktap_ok "--no-sample turns the sampling off (wmem-alloc only in on-runs)"
+else
+	ktap_fail "--no-sample turns the sampling off (wmem-alloc only in on-runs)"
+fi
+rm -rf "$OUT"
+ktap_finish
