@@ -27,11 +27,21 @@
 
 _Static_assert(TXLAT_QUEUES == TXLAT_MAX_QUEUES, "the API's queues are the programs'");
 
-enum txlat_hook { HOOK_XMIT, HOOK_CONSUME, HOOK_KFREE, HOOK_WFREE, HOOK_PEER, HOOK_PULL, NHOOKS };
+enum txlat_hook {
+	HOOK_XMIT,
+	HOOK_CONSUME,
+	HOOK_KFREE,
+	HOOK_WFREE,
+	HOOK_PEER,
+	HOOK_PULL,
+	HOOK_NCS,
+	NHOOKS
+};
 
 /* The fentry hooks: optional, tried in this order of sets until one attaches */
-#define OPT_HOOKS (1U << HOOK_WFREE | 1U << HOOK_PULL)
-static const unsigned int opt_tries[] = { OPT_HOOKS, 1U << HOOK_WFREE, 0 };
+#define OPT_HOOKS (1U << HOOK_WFREE | 1U << HOOK_PULL | 1U << HOOK_NCS)
+static const unsigned int opt_tries[] = { OPT_HOOKS, 1U << HOOK_WFREE | 1U << HOOK_NCS,
+					  1U << HOOK_WFREE, 0 };
 
 /* A way to attach the same handlers. prog() returns NULL for a hook the backend lacks;
  * prepare is NULL when the backend needs nothing from the environment. */
@@ -43,24 +53,34 @@ struct txlat_ops {
 
 static struct bpf_program *btf_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
-	struct bpf_program *p[] = { s->progs.btf_xmit,	s->progs.btf_consume, s->progs.btf_kfree,
-				    s->progs.btf_wfree, s->progs.btf_peer,    s->progs.btf_pull };
+	struct bpf_program *p[NHOOKS] = {
+		[HOOK_XMIT] = s->progs.btf_xmit,   [HOOK_CONSUME] = s->progs.btf_consume,
+		[HOOK_KFREE] = s->progs.btf_kfree, [HOOK_WFREE] = s->progs.btf_wfree,
+		[HOOK_PEER] = s->progs.btf_peer,   [HOOK_PULL] = s->progs.btf_pull,
+		[HOOK_NCS] = s->progs.btf_ncs,
+	};
 	return p[h];
 }
 
 static struct bpf_program *raw_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
-	struct bpf_program *p[] = { s->progs.raw_xmit,	s->progs.raw_consume,
-				    s->progs.raw_kfree, NULL,
-				    s->progs.raw_peer,	NULL };
+	struct bpf_program *p[NHOOKS] = {
+		[HOOK_XMIT] = s->progs.raw_xmit,
+		[HOOK_CONSUME] = s->progs.raw_consume,
+		[HOOK_KFREE] = s->progs.raw_kfree,
+		[HOOK_PEER] = s->progs.raw_peer,
+	};
 	return p[h];
 }
 
 static struct bpf_program *tp_prog(struct txlat_bpf *s, enum txlat_hook h)
 {
-	struct bpf_program *p[] = { s->progs.tp_xmit,  s->progs.tp_consume,
-				    s->progs.tp_kfree, NULL,
-				    s->progs.tp_peer,  NULL };
+	struct bpf_program *p[NHOOKS] = {
+		[HOOK_XMIT] = s->progs.tp_xmit,
+		[HOOK_CONSUME] = s->progs.tp_consume,
+		[HOOK_KFREE] = s->progs.tp_kfree,
+		[HOOK_PEER] = s->progs.tp_peer,
+	};
 	return p[h];
 }
 

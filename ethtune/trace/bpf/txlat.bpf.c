@@ -300,6 +300,18 @@ int BPF_PROG(btf_wfree, struct sk_buff *skb)
 	return on_wfree(skb);
 }
 
+/* A NAPI driver's free: judged at its entry. Since the kernel defers a free to the skb's
+ * allocating CPU (skb_attempt_defer_free from napi_consume_skb), the destructor runs here and
+ * the free that consume_skb traces comes later, without it: the socket looked released before
+ * the free, and the time was the defer list's. An skb still shared is not freed here. */
+SEC("fentry/napi_consume_skb")
+int BPF_PROG(btf_ncs, struct sk_buff *skb, int budget)
+{
+	if (!skb || BPF_CORE_READ(skb, users.refs.counter) != 1)
+		return 0;
+	return on_free(skb, TXLAT_C_CONSUMED);
+}
+
 SEC("fentry/__pskb_pull_tail")
 int BPF_PROG(btf_pull, struct sk_buff *skb, int delta)
 {

@@ -30,6 +30,14 @@ struct net_device {
 
 struct sock;
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+typedef struct {
+	atomic_t refs;
+} refcount_t;
+
 struct sk_buff {
 	struct net_device *dev;
 	struct sock *sk;
@@ -41,6 +49,7 @@ struct sk_buff {
 	__u16 network_header;
 	unsigned int end; /* sk_buff_data_t: an offset from head on 64-bit */
 	unsigned char *head;
+	refcount_t users;
 };
 
 struct skb_shared_info {
