@@ -56,6 +56,22 @@ static __always_inline bool skb_is_tcp(struct sk_buff *skb)
 	return p == PROTO_TCP;
 }
 
+/* The device being traced: its ifindex, in its namespace. */
+static __always_inline bool traced_dev(struct net_device *dev)
+{
+	if (!dev || BPF_CORE_READ(dev, ifindex) != targ_ifindex)
+		return false;
+	return !targ_netns || BPF_CORE_READ(dev, nd_net.net, ns.inum) == targ_netns;
+}
+
+/* The skb's TX queue, the last counting for all above it. */
+static __always_inline __u32 skb_txq(struct sk_buff *skb)
+{
+	__u32 q = BPF_CORE_READ(skb, queue_mapping);
+
+	return q < TXLAT_MAX_QUEUES ? q : TXLAT_MAX_QUEUES - 1;
+}
+
 static __always_inline void record(struct txlat_qstats *st, __u32 q, __u32 kind, __u64 ns)
 {
 	__u32 key = kind * TXLAT_MAX_QUEUES + q;
@@ -85,13 +101,9 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev)
 
 	if (!dev)
 		dev = BPF_CORE_READ(skb, dev);
-	if (!dev || BPF_CORE_READ(dev, ifindex) != targ_ifindex)
+	if (!traced_dev(dev))
 		return 0;
-	if (targ_netns && BPF_CORE_READ(dev, nd_net.net, ns.inum) != targ_netns)
-		return 0;
-	q = BPF_CORE_READ(skb, queue_mapping);
-	if (q >= TXLAT_MAX_QUEUES)
-		q = TXLAT_MAX_QUEUES - 1;
+	q = skb_txq(skb);
 	st = bpf_map_lookup_elem(&qstats, &q);
 	if (!st)
 		return 0;
@@ -244,7 +256,6 @@ static __always_inline int on_pull(struct sk_buff *skb, int delta)
 	__u64 key = (__u64)skb;
 	struct txlat_qstats *st;
 	struct txlat_skb *e;
-	struct net_device *dev;
 
 	if (!dl || delta != (int)dl)
 		return 0;
@@ -252,17 +263,14 @@ static __always_inline int on_pull(struct sk_buff *skb, int delta)
 	if (e) {
 		q = e->queue;
 		ctr = TXLAT_C_LIN_DRIVER;
+		if (q >= TXLAT_MAX_QUEUES)
+			return 0;
 	} else {
-		dev = BPF_CORE_READ(skb, dev);
-		if (!dev || BPF_CORE_READ(dev, ifindex) != targ_ifindex)
+		if (!traced_dev(BPF_CORE_READ(skb, dev)))
 			return 0;
-		if (targ_netns && BPF_CORE_READ(dev, nd_net.net, ns.inum) != targ_netns)
-			return 0;
-		q = BPF_CORE_READ(skb, queue_mapping);
+		q = skb_txq(skb);
 		ctr = TXLAT_C_LIN_STACK;
 	}
-	if (q >= TXLAT_MAX_QUEUES)
-		q = TXLAT_MAX_QUEUES - 1;
 	st = bpf_map_lookup_elem(&qstats, &q);
 	if (st)
 		st->c[ctr]++;
