@@ -17,6 +17,9 @@ HOAD=/proc/sys/net/core/high_order_alloc_disable
 HOAD0=$(cat $HOAD)
 py() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
 serve_b() { ip netns exec $LAB_NS_B "$ET" serve --bind 198.18.0.2 >/dev/null 2>&1 & sleep 0.5; }
+# txs KNOB VALUE: one of txsim0's sysfs knobs, seen from its namespace
+txs() { $A sh -c "echo $2 >/sys/class/net/txsim0/txsim/$1"; }
+gso_segs() { $A ip -d link show txsim0 | grep -o 'gso_max_segs [0-9]*' | head -1; }
 ktap_header "frags in the guest ($(uname -r))"
 
 # sweep NAME DEV [OPTS]: sweep frags from the initial namespace (the sysctl is kernel-wide)
@@ -46,8 +49,8 @@ else
 	# 1 Gb/s, 5 us per descriptor (map and unmap on the CPU, fetch on the wire): a 64 KB TSO
 	# skb costs 3-4 descriptors with order-3 frags and 17 with order-0, 70 us more of each
 	$A ethtool -s txsim0 speed 1000
-	echo 5000 >/sys/class/net/txsim0/txsim/desc_ns
-	segs0=$($A cat /sys/class/net/txsim0/gso_max_segs)
+	txs desc_ns 5000
+	segs0=$(gso_segs)
 	if sweep txsim txsim0 --gso-max-segs 16; then
 		frags_differ txsim
 		# the seed's direction: fewer, larger frags are the cheaper setting, by CPU or rate
@@ -60,22 +63,22 @@ else
 	else
 		ktap_fail "txsim: sweep frags ran"
 	fi
-	[ "$(cat $HOAD)" = "$HOAD0" ] && [ "$($A cat /sys/class/net/txsim0/gso_max_segs)" = "$segs0" ] &&
+	[ "$(cat $HOAD)" = "$HOAD0" ] && [ "$(gso_segs)" = "$segs0" ] &&
 		ktap_ok "sweep frags put high_order_alloc_disable and gso-max-segs back" ||
 		ktap_fail "sweep frags put high_order_alloc_disable ($(cat $HOAD), was $HOAD0) and gso-max-segs back"
-	echo 0 >/sys/class/net/txsim0/txsim/desc_ns
+	txs desc_ns 0
 
 	# The linearize pathology against txlat's count: order-0 frags (16-17 per 64 KB skb),
 	# txsim linearizes every skb above 8; txlat counts what the driver did, txsim says the truth.
 	echo 1 >$HOAD
-	echo 8 >/sys/class/net/txsim0/txsim/linearize_frags
+	txs linearize_frags 8
 	ip netns exec $LAB_NS_B iperf3 -s -D -B 198.18.0.2 >/dev/null 2>&1
 	sleep 0.5
 	l0=$(lab_stat txsim0 tx_linearized $LAB_NS_A)
 	$A "$ET" --json txlat txsim0 --load-cmd "timeout 30 iperf3 -c 198.18.0.2 -t 4" \
 		>"$T/lin.json" 2>"$T/lin.err"
 	l1=$(lab_stat txsim0 tx_linearized $LAB_NS_A)
-	got=$(py "$T/lin.json" "'%d %d %d' % (j['all']['frags']['linearized']['driver'], j['all']['frags']['linearized']['stack'], j['all']['xmit'])" 2>/dev/null)
+	got=$(py "$T/lin.json" "'%d %d %d' % ((j.get('all') or j['queues'][0])['frags']['linearized']['driver'], (j.get('all') or j['queues'][0])['frags']['linearized']['stack'], (j.get('all') or j['queues'][0])['xmit'])" 2>/dev/null)
 	ktap_diag "linearize_frags 8: txlat driver/stack/xmit $got; txsim tx_linearized $((l1 - l0))"
 	python3 -c "import sys; d, s, x = map(int, '$got'.split()); t = $((l1 - l0)); sys.exit(0 if t > 100 and abs(d - t) <= 0.02 * t and s == 0 else 1)" 2>/dev/null &&
 		ktap_ok "txlat counts the skbs txsim linearized (within 2%), none by the stack" ||
@@ -92,19 +95,19 @@ m = re.search(r'more than (\d+)(?: to (\d+))? frags', sys.argv[1])
 sys.exit(0 if m and int(m.group(1)) <= 8 <= int(m.group(2) or m.group(1)) else 1)" "$ev" &&
 		ktap_ok "diagnose names driver-linearizes, with a frag limit that holds txsim's 8" ||
 		{ ktap_fail "diagnose names driver-linearizes, with a frag limit that holds txsim's 8"; sed 's/^/# /' "$T/diag.err"; }
-	echo 0 >/sys/class/net/txsim0/txsim/linearize_frags
+	txs linearize_frags 0
 
 	# A frag limit the device declares (ndo_features_check): the stack linearizes before xmit,
 	# so the driver never sees more than 4 frags and linearizes nothing itself
-	echo 4 >/sys/class/net/txsim0/txsim/max_frags
+	txs max_frags 4
 	$A "$ET" --json txlat txsim0 --load-cmd "timeout 30 iperf3 -c 198.18.0.2 -t 3" \
 		>"$T/max.json" 2>"$T/max.err"
-	got=$(py "$T/max.json" "'%d %d %d' % (j['all']['frags']['linearized']['stack'], j['all']['frags']['linearized']['driver'], max([h['frags'] for h in j['all']['frags']['histogram']] or [0]))" 2>/dev/null)
+	got=$(py "$T/max.json" "'%d %d %d' % ((j.get('all') or j['queues'][0])['frags']['linearized']['stack'], (j.get('all') or j['queues'][0])['frags']['linearized']['driver'], max([h['frags'] for h in (j.get('all') or j['queues'][0])['frags']['histogram']] or [0]))" 2>/dev/null)
 	ktap_diag "max_frags 4: txlat stack/driver linearized, most frags at xmit: $got"
 	python3 -c "import sys; s, d, m = map(int, '$got'.split()); sys.exit(0 if s > 100 and d == 0 and m <= 4 else 1)" 2>/dev/null &&
 		ktap_ok "max_frags 4: the stack linearized, the driver got at most 4 frags" ||
 		{ ktap_fail "max_frags 4: the stack linearized, the driver got at most 4 frags"; sed 's/^/# /' "$T/max.err"; }
-	echo 0 >/sys/class/net/txsim0/txsim/max_frags
+	txs max_frags 0
 	echo "$HOAD0" >$HOAD
 	pkill iperf3
 	lab_unsplit

@@ -575,8 +575,8 @@ static netdev_tx_t txsim_xmit(struct sk_buff *skb, struct net_device *dev)
 	return NETDEV_TX_OK;
 }
 
-/* A device with a frag limit takes no skb beyond it: the stack linearizes it (or segments it in
- * software, linear), before the driver's xmit. */
+/* A device with a frag limit takes no skb beyond it: without SG for this skb, the stack
+ * linearizes it (validate_xmit_skb) before the driver's xmit; TSO stays. */
 static netdev_features_t txsim_features_check(struct sk_buff *skb, struct net_device *dev,
 					      netdev_features_t features)
 {
@@ -585,7 +585,7 @@ static netdev_features_t txsim_features_check(struct sk_buff *skb, struct net_de
 
 	features = vlan_features_check(skb, features);
 	if (max && skb_shinfo(skb)->nr_frags > max)
-		features &= ~(NETIF_F_SG | NETIF_F_GSO_MASK);
+		features &= ~NETIF_F_SG;
 	return features;
 }
 
