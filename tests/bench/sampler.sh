@@ -4,30 +4,18 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib/ktap.sh
-ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
+export ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
+. tests/lib/probe_env.sh
 ROUNDS=${SAMPLER_BENCH_ROUNDS:-8}
 SECS=${SAMPLER_BENCH_SECS:-3}
-A=smpbench-a B=smpbench-b PORT=5392
 ktap_header "sampler bench: veth throughput, probe sampling on vs off"
-
-cleanup() {
-	ip netns pids $B 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del $A 2>/dev/null
-	ip netns del $B 2>/dev/null
-}
 if [ "$(id -u)" -ne 0 ]; then ktap_skip "sampler overhead" "needs root"; ktap_finish; exit; fi
-trap cleanup EXIT
-cleanup
-ip netns add $A && ip netns add $B &&
-ip link add smpbench0 netns $A type veth peer name smpbench1 netns $B &&
-ip -n $A addr add 198.18.79.1/30 dev smpbench0 && ip -n $B addr add 198.18.79.2/30 dev smpbench1 &&
-ip -n $A link set smpbench0 up && ip -n $B link set smpbench1 up &&
-ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; ktap_finish; exit 1; }
-ip netns exec $B "$ETHTUNE" serve --bind 198.18.79.2 --port $PORT >/dev/null 2>&1 &
-sleep 0.5
+trap pe_cleanup EXIT
+pe_setup smp || { ktap_fail "veth setup"; ktap_finish; exit 1; }
+pe_serve $PE_B
 OUT=$(mktemp -d)
 probe() {	# probe NAME [OPTS]: Gbit/s of one flow
-	ip netns exec $A "$ETHTUNE" --json probe --peer 198.18.79.2:$PORT --duration $SECS \
+	"$E" --netns $PE_A --json probe --peer $PE_IP_B --duration $SECS \
 		--warmup 1 --msg-size 128K "${@:2}" >"$OUT/$1.json" 2>/dev/null
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"]["throughput-mbps"] / 1e3)' \
 		"$OUT/$1.json" 2>/dev/null || echo nan
