@@ -1,4 +1,18 @@
 # ethtune: top-level build; all output goes to $(O) (ignored).
+# `make deps GOAL...` (the README's `make deps check`): the optional backends are detected when
+# make reads this file, before deps has installed anything, so the other goals run in a second
+# make started once the packages are in.
+DEPS_THEN	:= $(if $(filter deps,$(MAKECMDGOALS)),$(filter-out deps,$(MAKECMDGOALS)))
+ifneq ($(DEPS_THEN),)
+.DEFAULT_GOAL	:= deps
+deps:
+	./tests/lib/deps.sh
+deps-then: deps
+	$(MAKE) --no-print-directory $(DEPS_THEN)
+$(DEPS_THEN): deps-then
+	@:
+.PHONY: deps deps-then $(DEPS_THEN)
+else
 # SAN=1: the same build with ASan and UBSan, in build/san; `make check SAN=1` runs the unit and
 # namespace suites with it (a sanitizer report fails the test that triggered it).
 # (SAN=fuzz is the same for the objects the fuzz harnesses link, see below.)
@@ -153,3 +167,4 @@ clean:
 demo: all
 	./tests/demo.sh
 .PHONY: demo
+endif

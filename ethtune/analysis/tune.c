@@ -68,9 +68,25 @@ static bool near(const double *a, const double *best, unsigned int n, double ma,
 	return n >= 2 && stats_welch_p(a, n, best, n) >= SIG_P;
 }
 
+/* The worse of a setting's shares of the bests (throughput at both TSQ limits, and for balanced
+ * p99 against its bound), at most 1. */
+static double worst_share(const struct coal_point *p, enum objective obj, double best,
+			  double bestc, double bestp99)
+{
+	double w = fmin(best > 0 ? p->mbps / best : 0, bestc > 0 ? p->mbps_constrained / bestc : 0);
+
+	if (obj == OBJ_BALANCED && !isnan(p->rr_p99_us) && isfinite(bestp99) && p->rr_p99_us > 0)
+		w = fmin(w, TUNE_P99_FACTOR * bestp99 / p->rr_p99_us);
+	return fmin(w, 1);
+}
+
 /* A setting that orphans skbs at xmit wins throughput by hiding the queue from TSQ and BQL:
- * it is left out while any setting keeps skbs owned (*excluded says how many were). */
-static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *excluded)
+ * it is left out while any setting keeps skbs owned (*excluded says how many were).
+ * Where no setting meets the throughput rule at both TSQ limits (one setting best at each, the
+ * others further below than the passes' noise), *fallback is set and the pick is the setting
+ * whose worse share of the bests is largest: the measurements always name one, and the output
+ * says which rule chose it. */
+int tune_pick(const struct coal_sweep *s, int obj, unsigned int *excluded, bool *fallback)
 {
 	double best = 0, bestc = 0, bestp99 = INFINITY, bestp50 = INFINITY;
 	int ib = 0, ic = 0, il = 0; /* the settings with the best of each */
@@ -78,6 +94,7 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 	int i, k = -1;
 
 	*excluded = 0;
+	*fallback = false;
 	for (i = 0; i < (int)s->n; i++)
 		any_owned |= !orphans(&s->p[i]);
 	for (i = 0; i < (int)s->n; i++) {
@@ -137,6 +154,16 @@ static int pick(const struct coal_sweep *s, enum objective obj, unsigned int *ex
 			break;
 		}
 	}
+	if (k >= 0 || (obj != OBJ_THROUGHPUT && obj != OBJ_BALANCED))
+		return k;
+	for (i = 0; i < (int)s->n; i++) {
+		if ((any_owned && orphans(&s->p[i])) || !(s->p[i].mbps > 0))
+			continue;
+		if (k < 0 || worst_share(&s->p[i], obj, best, bestc, bestp99) >
+				     worst_share(&s->p[k], obj, best, bestc, bestp99))
+			k = i;
+	}
+	*fallback = k >= 0;
 	return k;
 }
 
@@ -217,6 +244,7 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 	const char *out = t->write_profile, *pname = t->profile_name;
 	const struct drv_param *dp = NULL;
 	unsigned int excluded = 0;
+	bool fallback = false;
 	struct et_drvinfo di;
 	struct et_vals cur;
 	struct nl_sock ns;
@@ -287,7 +315,7 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 		return ret == -EINVAL ? -EINVAL : -EIO;
 	}
 	sweep_coalesce_print(s);
-	k = pick(s, obj, &excluded);
+	k = tune_pick(s, obj, &excluded, &fallback);
 	open_json_object("recommendation");
 	print_string(PRINT_ANY, "rule", "rule: %s\n", rules[obj]);
 	if (excluded)
@@ -307,6 +335,10 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 		if (!isnan(s->p[k].rr_p99_us))
 			print_float(PRINT_ANY, "rr-p99-us", ", RR p99 %.0f us", s->p[k].rr_p99_us);
 		print_text(")\n");
+		if (fallback)
+			print_string(PRINT_ANY, "fallback",
+				     "no setting met the rule at both TSQ limits: %s\n",
+				     "picked the largest worst-case share of the bests");
 		/* the fixed values go with it: they are part of the setting measured */
 		print_text("apply with: ethtune set %s %s%s%s %s %u\n", o.dev,
 			   s->napi ? "napi all" : "coalesce", s->fixed[0] ? " " : "", s->fixed,

@@ -19,6 +19,11 @@ struct tune_opts {
 
 /* Index of objective name, or -EINVAL. */
 int tune_objective(const char *name);
+struct coal_sweep;
+/* The setting the objective's rule picks from a finished sweep (index, or -1 when none can be
+ * picked); *excluded counts the orphaning settings left out, *fallback says that no setting met
+ * the throughput rule at both TSQ limits and the largest worst-case share chose. */
+int tune_pick(const struct coal_sweep *s, int obj, unsigned int *excluded, bool *fallback);
 /* Sweep, print the comparison and the recommendation, write the profile if asked
  * (sweep_prepare() done). 0, or -errno after one line: -EINVAL for a bad parameter. */
 int tune_dev(const struct sweep_opts *o, const struct tune_opts *t);
