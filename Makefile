@@ -8,7 +8,7 @@ ifneq ($(DEPS_THEN),)
 deps:
 	./tests/lib/deps.sh
 deps-then: deps
-	$(MAKE) --no-print-directory $(DEPS_THEN)
+	$(MAKE) --no-print-directory -j$$(nproc) $(DEPS_THEN)
 $(DEPS_THEN): deps-then
 	@:
 .PHONY: deps deps-then $(DEPS_THEN)

@@ -995,7 +995,8 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 		txlat_open(o.dev, NULL, &tl, d->tl_err, sizeof(d->tl_err));
 	ret = sweep_probe(&o, 1, PROBE_RR, 1, r, err, sizeof(err));
 	d->tl_ok = tl && !txlat_collect(tl, &d->tl, d->tl_err, sizeof(d->tl_err));
-	txlat_close(tl);
+	/* the tracer stays loaded, detached, for the bulk flow below: a second load and verify
+	 * costs seconds on a slow guest */
 	if (ret)
 		goto fail;
 	d->phase_s[DP_TXLAT] = et_now_s() - tp;
@@ -1022,11 +1023,9 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 		if (!sysctl_get_kernel("net.core.high_order_alloc_disable", v, sizeof(v)))
 			d->hoad = atoi(v);
 		sweep_progress(&o, 2 + MAX_ROUNDS, 2 + MAX_ROUNDS, "one bulk flow under txlat");
-		tl = NULL;
-		if (!txlat_open(o.dev, NULL, &tl, why, sizeof(why))) {
+		if (!txlat_reset(tl)) {
 			ret = sweep_probe(&o, 1, PROBE_STREAM, 0, r, err, sizeof(err));
 			d->tlb_ok = !txlat_collect(tl, &d->tlb, why, sizeof(why));
-			txlat_close(tl);
 			if (ret)
 				goto fail;
 		}
@@ -1094,6 +1093,7 @@ fail:
 	delete_json_obj();
 	et_err("diagnose %s: %s", o.dev, err);
 out:
+	txlat_close(tl);
 	free(d);
 	free(r);
 	return ret < 0 ? ret : ret ? -EIO : 0;

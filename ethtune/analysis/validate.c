@@ -922,12 +922,12 @@ static int kernel_tsq_default(uint64_t *v)
 	"its skbs leave their socket when handed to the peer, so TSQ never holds a flow back "     \
 	"on it"
 
-/* One flow against two at this kernel's default tcp_limit_output_bytes, interleaved ABBA rounds
+/* One flow against VAL_TSQ_FLOWS at this kernel's default tcp_limit_output_bytes, interleaved ABBA rounds
  * until both intervals are narrow or the budget is spent, and the verdict into r (tsq, and
  * large-mtu at the largest MTU). 0 or -EINTR. */
 static int tsq_measure(struct val_ctx *c, struct val_res *r)
 {
-	double one[VAL_TSQ_ROUNDS], two[VAL_TSQ_ROUNDS], scaled[VAL_TSQ_ROUNDS], t0 = et_now_s();
+	double one[VAL_TSQ_ROUNDS], many[VAL_TSQ_ROUNDS], scaled[VAL_TSQ_ROUNDS], t0 = et_now_s();
 	struct probe_result *pr;
 	struct et_ci c1, c2;
 	char err[512], buf[32], v[32], was[32] = "";
@@ -955,13 +955,13 @@ static int tsq_measure(struct val_ctx *c, struct val_res *r)
 	}
 	while (n < VAL_TSQ_ROUNDS) {
 		for (k = 0; k < 2; k++) {
-			unsigned int flows = (n % 2 == 0) == (k == 0) ? 1 : 2;
+			unsigned int flows = (n % 2 == 0) == (k == 0) ? 1 : VAL_TSQ_FLOWS;
 
 			ret = val_probe(c, flows, PROBE_STREAM, c->o.duration_s, false, pr, err,
 					sizeof(err));
 			if (ret)
 				break;
-			(flows == 1 ? one : two)[n] = pr->mbps;
+			(flows == 1 ? one : many)[n] = pr->mbps;
 		}
 		if (ret) {
 			val_set(r, VR_FAIL, "%s", err);
@@ -972,23 +972,24 @@ static int tsq_measure(struct val_ctx *c, struct val_res *r)
 		if (n < MIN_ROUNDS)
 			continue;
 		stats_mean_ci(one, n, CI_LEVEL, &c1);
-		stats_mean_ci(two, n, CI_LEVEL, &c2);
+		stats_mean_ci(many, n, CI_LEVEL, &c2);
 		if (c1.half <= NARROW_CI * c1.mean && c2.half <= NARROW_CI * c2.mean)
 			break;
 		if (et_now_s() - t0 > c->vo->budget_s)
 			break;
 	}
 	stats_mean_ci(one, n, CI_LEVEL, &c1);
-	stats_mean_ci(two, n, CI_LEVEL, &c2);
+	stats_mean_ci(many, n, CI_LEVEL, &c2);
 	line = c->speed > 0 ? c->speed * GOODPUT_SHARE : NAN;
-	/* The line rate where two flows fill it; else the host cannot, and two flows are what the
-	 * device carries here. */
+	/* The line rate where the reference flows fill it; else the host cannot, and they are what
+	 * the device carries here. */
 	vs_line = !isnan(line) && c2.mean >= VAL_TSQ_SHARE * line;
 	ref = vs_line ? line : c2.mean;
 	val_measured(r, "one-flow-mbps", c1.mean);
 	val_measured(r, "one-flow-lo-mbps", c1.lo);
 	val_measured(r, "one-flow-hi-mbps", c1.hi);
-	val_measured(r, "two-flows-mbps", c2.mean);
+	val_measured(r, "flows-mbps", c2.mean);
+	val_measured(r, "flows", VAL_TSQ_FLOWS);
 	val_measured(r, "rounds", n);
 	val_bound(r, "min-one-flow-mbps", VAL_TSQ_SHARE * ref);
 	val_bound(r, "share", VAL_TSQ_SHARE);
@@ -1023,32 +1024,32 @@ static int tsq_measure(struct val_ctx *c, struct val_res *r)
 				c1.lo, c1.hi, 100 * VAL_TSQ_SHARE, line, n);
 	} else {
 		for (i = 0; i < n; i++)
-			scaled[i] = VAL_TSQ_SHARE * two[i];
+			scaled[i] = VAL_TSQ_SHARE * many[i];
 		p = stats_welch_p(one, n, scaled, n);
 		val_measured(r, "welch-p", p);
 		val_bound(r, "welch-p", SIG_P);
 		val_diag(r,
-			 "test: Welch's t-test, one flow against %.0f%% of two flows %.0f Mbit/s "
+			 "test: Welch's t-test, one flow against %.0f%% of %u flows %.0f Mbit/s "
 			 "[%.0f, %.0f] (line rate %s)",
-			 100 * VAL_TSQ_SHARE, c2.mean, c2.lo, c2.hi,
-			 isnan(line) ? "unknown" : "not reached by two flows");
+			 100 * VAL_TSQ_SHARE, VAL_TSQ_FLOWS, c2.mean, c2.lo, c2.hi,
+			 isnan(line) ? "unknown" : "not reached by them");
 		/* each way needs its own evidence; neither is inconclusive, not a pass */
 		if (c1.mean < VAL_TSQ_SHARE * c2.mean && p < SIG_P)
 			val_set(r, VR_FAIL,
-				"one flow %.0f Mbit/s is below %.0f%% of two flows' %.0f (Welch p "
+				"one flow %.0f Mbit/s is below %.0f%% of %u flows' %.0f (Welch p "
 				"%.3f < %.2f)",
-				c1.mean, 100 * VAL_TSQ_SHARE, c2.mean, p, SIG_P);
+				c1.mean, 100 * VAL_TSQ_SHARE, VAL_TSQ_FLOWS, c2.mean, p, SIG_P);
 		else if (p < SIG_P)
 			val_set(r, VR_PASS,
-				"one flow %.0f Mbit/s is above %.0f%% of two flows' %.0f (Welch p "
+				"one flow %.0f Mbit/s is above %.0f%% of %u flows' %.0f (Welch p "
 				"%.3f < %.2f)",
-				c1.mean, 100 * VAL_TSQ_SHARE, c2.mean, p, SIG_P);
+				c1.mean, 100 * VAL_TSQ_SHARE, VAL_TSQ_FLOWS, c2.mean, p, SIG_P);
 		else
 			val_set(r, VR_SKIP,
-				"inconclusive: one flow %.0f Mbit/s against %.0f%% of two flows' "
+				"inconclusive: one flow %.0f Mbit/s against %.0f%% of %u flows' "
 				"%.0f after %u rounds (Welch p %.3f: neither below nor above; a "
 				"larger --budget or a quieter host may decide it)",
-				c1.mean, 100 * VAL_TSQ_SHARE, c2.mean, n, p);
+				c1.mean, 100 * VAL_TSQ_SHARE, VAL_TSQ_FLOWS, c2.mean, n, p);
 	}
 out:
 	if (undo_txn_rollback(mark))

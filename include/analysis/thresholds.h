@@ -136,10 +136,16 @@
  * nothing. */
 #define VAL_COAL_GROW 0.25
 /* tsq: one flow at the kernel's default tcp_limit_output_bytes reaches this share of the line
- * rate (or of two flows): what diagnose calls no material loss (1 - MATERIAL). */
+ * rate (or of VAL_TSQ_FLOWS flows): what diagnose calls no material loss (1 - MATERIAL). */
 #define VAL_TSQ_SHARE (1 - MATERIAL)
-/* tsq: rounds of one and two flows (ABBA) at most, as diagnose's measure_flows. */
+/* tsq: rounds of one flow and the reference flows (ABBA) at most, as diagnose's measure_flows. */
 #define VAL_TSQ_ROUNDS 8
+/* tsq: the reference that tells whether the line can be filled here is this many flows, each
+ * with its own TSQ budget: a delay that throttles every flow alike (txsim at tx-usecs 4000 on
+ * 7.2: one flow 493 Mbit/s, two flows 461, both held by TSQ's ~1 ms of pacing rate per flow)
+ * keeps two flows off the line as well and would pass for a host that cannot fill it; four
+ * flows carry four budgets. */
+#define VAL_TSQ_FLOWS 4
 /* counters and BQL are judged on one bulk flow this long at least, seconds (the issue's >= 10 s:
  * long enough for a 32-bit counter of a 10G device to wrap if the driver keeps one). */
 #define VAL_LOAD_MIN_S 10

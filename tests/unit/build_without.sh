@@ -1,5 +1,6 @@
 #!/bin/bash
 # Optional backends are optional: builds without rdma-core and without libbpf/clang/bpftool (KTAP).
+# san: no (a check of the sources or the build; the native run covers it)
 # Each build goes to $O/no-rdma or $O/no-bpf with the backend's headers replaced by ones that
 # stop the compiler, so that no file still compiled can use them; then the tool runs and the
 # backend's command names the packages to install.

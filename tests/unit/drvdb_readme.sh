@@ -1,6 +1,7 @@
 #!/bin/bash
 # Driver knowledge in one place: each drivers/*/README.md holds, between the drvdb markers, exactly
 # the block that ethtune/knowledge/drvdb.c makes (KTAP). --fix rewrites the blocks (make readmes).
+# san: no (a check of the sources or the build; the native run covers it)
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/ktap.sh
 GEN=${O:-build}/drvdb-readme

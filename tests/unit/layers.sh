@@ -1,5 +1,6 @@
 #!/bin/bash
 # Layering check: no source or header includes a header of a layer above its own (KTAP).
+# san: no (a check of the sources or the build; the native run covers it)
 # Layers, lowest first: util, out, nl, {state, knowledge, probe, trace, drivers/*}, analysis, cli.
 # A layer may include its own headers and those of any layer below; the four middle layers are
 # peers. Bare includes ("x.h") are allowed only for the BPF headers and the generated skeleton.

@@ -20,20 +20,31 @@ A="ip netns exec $LAB_NS_A" B="ip netns exec $LAB_NS_B"
 ALL="round-trip coalesce tsq ownership bql counters reconfig gso large-mtu nothing-left"
 ktap_header "validate on txsim in the guest ($(uname -r))"
 
-# mode NAME: txsim0 into the mode; what it must fail (the rest must pass or SKIP)
+# mode NAME: txsim0 into the mode; what it must fail (FAILS) and what it may fail as well (MAY:
+# a check whose verdict the pathology leaves near its bound, or that a wedged queue can fail
+# or leave without traffic to judge); the rest must pass or SKIP
 mode() {
 	$A ethtool -C txsim0 tx-usecs 16 tx-frames 32 cqe-mode-tx off
 	$A ethtool -G txsim0 tx 256
 	$A ethtool --set-priv-flags txsim0 orphan-at-xmit off complete-on-next-xmit off never-wake off
 	$A ethtool -K txsim0 tso on >/dev/null
 	$A ip link set txsim0 mtu 1500; $B ip link set txsim1 mtu 1500
+	MAY=""
 	case $1 in
 	normal) FAILS="" ;;
 	orphan) $A ethtool --set-priv-flags txsim0 orphan-at-xmit on; FAILS="ownership" ;;
-	next-xmit) $A ethtool --set-priv-flags txsim0 complete-on-next-xmit on; FAILS="coalesce" ;;
+	# qeth's completion (the HiperSockets seed): at 1500 one flow keeps the line; at the
+	# largest MTU it lost 20% on 7.2 (756 [673, 840] Mbit/s against the 846 bound), near
+	# the bound, so large-mtu may go either way
+	next-xmit) $A ethtool --set-priv-flags txsim0 complete-on-next-xmit on
+		FAILS="coalesce" MAY="large-mtu" ;;
+	# the restarting timer with large frames: at MTU 9000 (tsq) and at 65535 (large-mtu;
+	# 7.2: 637 [607, 667] Mbit/s against 846)
 	cqe) $A ethtool -C txsim0 tx-usecs 600 cqe-mode-tx on
-		$A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000; FAILS="tsq" ;;
-	slow) $A ethtool -C txsim0 tx-usecs 4000; FAILS="tsq" ;;
+		$A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000
+		FAILS="tsq large-mtu" ;;
+	# a delay far above any use costs one flow at every MTU
+	slow) $A ethtool -C txsim0 tx-usecs 4000; FAILS="tsq large-mtu" ;;
 	# with TSO on, BQL keeps a flow's few super-packets far from 16 descriptors and the queue
 	# never stops (measured: 950 Mbit/s, no TX timeout); MTU-sized frames fill the ring. Then
 	# the one TX queue stands stopped 5 s of every watchdog period, the control connection
@@ -41,7 +52,8 @@ mode() {
 	# fills the ring): measured on 7.2, 11 TX timeouts
 	never-wake) $A ethtool -G txsim0 tx 16; $A ethtool -K txsim0 tso off >/dev/null
 		$A ethtool --set-priv-flags txsim0 never-wake on
-		FAILS="tsq ownership bql counters reconfig gso large-mtu nothing-left" ;;
+		# gso: with TSO off it SKIPs where its flows still move (7.2: max skb 1514 bytes)
+		FAILS="tsq ownership bql counters reconfig large-mtu nothing-left" MAY="gso" ;;
 	esac
 }
 
@@ -67,11 +79,18 @@ for m in $MODES; do
 	el=$(($(date +%s) - t0))
 	sed 's/^/# /' "$T/$m.ktap"
 	got=$(awk '/^not ok [0-9]+ /{ print $4 }' "$T/$m.ktap" | tr '\n' ' ')
-	want=""
-	for c in $ALL; do case " $FAILS " in *" $c "*) want="$want$c " ;; esac; done
-	ktap_diag "$m: rc $rc in $el s; failed: ${got:-none}; expected: ${want:-none}"
-	[ $rc -le 1 ] && grep -qE '^1\.\.[0-9]+$' "$T/$m.ktap" && [ "$got" = "$want" ] && ktap_ok "txsim $m: fails exactly ${want:-nothing}" ||
-		ktap_fail "txsim $m: fails exactly ${want:-nothing} (exit $rc, failed: ${got:-none})"
+	want="" bad=""
+	for c in $ALL; do
+		case " $FAILS " in *" $c "*) want="$want$c " ;; esac
+		case " $got " in
+		*" $c "*) case " $FAILS $MAY " in *" $c "*) ;; *) bad="$bad $c (failed)" ;; esac ;;
+		*) case " $FAILS " in *" $c "*) bad="$bad $c (did not fail)" ;; esac ;;
+		esac
+	done
+	ktap_diag "$m: rc $rc in $el s; failed: ${got:-none}; expected: ${want:-none}${MAY:+, may: $MAY}"
+	[ $rc -le 1 ] && grep -qE '^1\.\.[0-9]+$' "$T/$m.ktap" && [ -z "$bad" ] &&
+		ktap_ok "txsim $m: fails ${want:-nothing}${MAY:+ (may: $MAY)} and nothing else" ||
+		ktap_fail "txsim $m: fails ${want:-nothing}${MAY:+ (may: $MAY)} and nothing else (exit $rc:$bad)"
 done
 mode normal
 lab_unsplit
