@@ -14,10 +14,18 @@ SUITES=${ETHTUNE_SUITES:-"unit ns san fuzz lab"}
 FILTER=${ETHTUNE_TEST_FILTER:-*}
 export ETHTUNE="$ROOT/$O/ethtune" ETHTUNE_ROOT="$ROOT" O
 pass=0 fail=0 skip=0
+# Tests run Debian's python3, which has the modules deps.sh installs (jsonschema, selenium): a
+# version manager's python3 on PATH first (pyenv's shim: a bash script, ~250 ms a start, run
+# hundreds of times here) has other modules, or none
+if [ -x /usr/bin/python3 ]; then
+	TBIN=$(mktemp -d /tmp/ethtune-test-bin.XXXXXX)
+	ln -s /usr/bin/python3 "$TBIN/python3"
+	export PATH="$TBIN:$PATH"
+fi
 LOG="$ROOT/$O/test-logs"
 mkdir -p "$LOG"
 FAILED=$(mktemp)
-trap 'rm -f "$FAILED"' EXIT
+trap 'rm -f "$FAILED"; rm -rf "${TBIN:-}"' EXIT
 LAB_KERNELS=${LAB_KERNELS:-"stable sid"}
 
 # The lab's setup (downloads, the sid chroot: minutes when fresh) starts now for every kernel, in

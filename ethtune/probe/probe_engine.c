@@ -593,6 +593,18 @@ static void wmem_sample(struct eng *e)
 	e->wmem_n++;
 }
 
+/* The gap to the next wmem sample, uniform in [WMEM_GAP_MIN_MS, WMEM_GAP_MAX_MS] (xorshift64). */
+static uint64_t wmem_gap_ns(struct eng *e)
+{
+	uint64_t x = e->wmem_rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	e->wmem_rng = x;
+	return (WMEM_GAP_MIN_MS + x % (WMEM_GAP_MAX_MS - WMEM_GAP_MIN_MS + 1)) * 1000000ULL;
+}
+
 static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double total, char *err,
 		      size_t errlen)
 {
@@ -623,9 +635,12 @@ static int wait_until(struct eng *e, uint64_t t, int ctl_fd, uint64_t t0, double
 		if (ms > 250)
 			ms = 250;
 		if (sample) {
-			wmem_sample(e);
-			if (ms > 2)
-				ms = 2;
+			if (now >= e->wmem_next_ns) {
+				wmem_sample(e);
+				e->wmem_next_ns = now + wmem_gap_ns(e);
+			}
+			if (ms > (int)((e->wmem_next_ns - now) / 1000000) + 1)
+				ms = (int)((e->wmem_next_ns - now) / 1000000) + 1;
 		}
 		r = poll(&p, ctl_fd >= 0 ? 1 : 0, ms);
 		if (et_stop_signal()) {
@@ -692,6 +707,8 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 	}
 	e->wmem_sum = 0;
 	e->wmem_n = 0;
+	e->wmem_next_ns = 0; /* the first sample at the window's start */
+	e->wmem_rng = et_now_ns() | 1;
 	STORE(e->measuring, 1);
 	r = early ? 1 : wait_until(e, wb, ctl_fd, t0, total, err, errlen);
 	if (r < 0)

@@ -74,7 +74,7 @@ struct probe_tcpinfo {
 	uint64_t busy_us, rwnd_limited_us, sndbuf_limited_us; /* in the window, summed */
 	uint64_t bytes_sent; /* tcpi_bytes_sent in the window (retransmits included), summed */
 	/* sk_wmem_alloc (SO_MEMINFO): truesize of this side's skbs below TCP, in the qdisc and
-	 * the driver until freed; mean of samples every 2 ms over the window, flows summed.
+	 * the driver until freed; mean of samples 10-30 ms apart over the window, flows summed.
 	 * Divided by the throughput it is the time a byte waits for its TX completion. */
 	double wmem_alloc;
 	uint32_t wmem_samples;

@@ -45,6 +45,13 @@ struct eng_sockopts {
 	const char *bind_dev;
 };
 
+/* The sender's sk_wmem_alloc is sampled at random gaps between these (uniform): a time average
+ * (what Little's law needs for the bytes' wait below TCP) that no periodic completion timer can
+ * alias with. At 2 ms apart the control thread's wake-ups cost one veth flow 10% on two CPUs
+ * (bench sampler.sh, 0.902); 50 samples a second cost what tests/bench/sampler.sh shows. */
+#define WMEM_GAP_MIN_MS 10
+#define WMEM_GAP_MAX_MS 30
+
 struct eng {
 	enum probe_test test;
 	bool client; /* the side that opened the connections */
@@ -53,7 +60,7 @@ struct eng {
 	uint32_t recv_size; /* 0: max(msg_size, RECV_BUF_MIN) */
 	enum probe_send send;
 	bool skip_rx_copy;
-	bool no_sample; /* no SO_MEMINFO sampling every 2 ms on the sender */
+	bool no_sample; /* no SO_MEMINFO sampling on the sender (WMEM_GAP_*_MS apart) */
 	int cpu;
 	double duration_s, warmup_s;
 	struct eng_sockopts so;
@@ -76,6 +83,7 @@ struct eng {
 	struct stats_hist hist;		       /* merged at the end (rr/crr client) */
 	double wmem_sum;		       /* sender: sk_wmem_alloc samples in the window */
 	uint32_t wmem_n;
+	uint64_t wmem_next_ns, wmem_rng; /* the next sample's time; its random gap's state */
 };
 
 /* True when this side sends the bulk data of a stream/maerts test. */
