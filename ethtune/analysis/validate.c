@@ -922,9 +922,9 @@ static int kernel_tsq_default(uint64_t *v)
 	"its skbs leave their socket when handed to the peer, so TSQ never holds a flow back "     \
 	"on it"
 
-/* One flow against VAL_TSQ_FLOWS at this kernel's default tcp_limit_output_bytes, interleaved ABBA rounds
- * until both intervals are narrow or the budget is spent, and the verdict into r (tsq, and
- * large-mtu at the largest MTU). 0 or -EINTR. */
+/* One flow against VAL_TSQ_FLOWS at this kernel's default tcp_limit_output_bytes, interleaved
+ * ABBA rounds until both intervals are narrow or the budget is spent, and the verdict into r
+ * (tsq, and large-mtu at the largest MTU). 0 or -EINTR. */
 static int tsq_measure(struct val_ctx *c, struct val_res *r)
 {
 	double one[VAL_TSQ_ROUNDS], many[VAL_TSQ_ROUNDS], scaled[VAL_TSQ_ROUNDS], t0 = et_now_s();

@@ -1,4 +1,4 @@
-/* tune's pick: the objective rules, orphaning settings left out, and the fallback that always names one. */
+/* tune's pick: the objective rules, orphaning settings left out, the fallback that names one. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
