@@ -357,5 +357,7 @@ int main(void)
 		return 1;
 	setenv("ETHTUNE_STATE_DIR", dir, 1);
 	ret = cmocka_run_group_tests_name("journal", tests, NULL, NULL);
+	setup(NULL); /* the state directory goes with the test */
+	rmdir(dir);
 	return ret;
 }
