@@ -1306,6 +1306,7 @@ struct rc_step {
 	const char *obj; /* devset object; NULL: put back the change of the step before */
 	char key[24], val[32];
 	bool down; /* the change takes the link down: no traffic until the next step */
+	bool lost; /* the carrier went down: the flow lost what was in flight */
 	int mark;  /* the journal before the change, for its put-back */
 	/* measured; times in seconds since the thread started */
 	bool ran;
@@ -1354,26 +1355,28 @@ static bool rc_stop(const struct rc_run *x)
 
 /* From t1 on, the start of the first VAL_RC_WIN_S window in which the device transmitted
  * VAL_RC_RESUME_SHARE of rate, with its carrier on; NAN when none came within
- * VAL_RC_RESUME_MAX_S. *t_up: when the carrier last came back (t1 if it stayed on): a driver
- * may drop it after the call returned (a reset from a work item), and linkwatch tells operstate
- * up to a second late, so the carrier itself (sysfs) is read. */
-static double rc_resume(const struct rc_run *x, double t1, double rate, double *t_up)
+ * VAL_RC_RESUME_MAX_S. Where the carrier went down (*lost, set here when it is seen down), the
+ * flow lost what was in flight and took an RTO: its rate after that is its congestion control's
+ * recovery (slower still where the device completes late, as TSQ waits on every completion), so
+ * the window needs only VAL_RC_MOVING_BYTES, the device carrying the flow again. *t_up: when the
+ * carrier last came back (t1 if it stayed on): a driver may drop it after the call returned (a
+ * reset from a work item), and linkwatch tells operstate up to a second late, so the carrier itself
+ * (sysfs) is read. */
+static double rc_resume(const struct rc_run *x, double t1, double rate, bool *lost, double *t_up)
 {
 	enum { N = 128 };
-	double ts[N], need = VAL_RC_RESUME_SHARE * rate * VAL_RC_WIN_S;
+	double ts[N], need;
 	uint64_t by[N], car;
 	unsigned int n = 0, k;
 	bool down = false;
 
 	*t_up = t1;
-	if (need < 1514)
-		need = 1514;
 	while (!rc_stop(x)) {
 		double t = rc_now(x);
 		uint64_t b = rc_u64(x->dev, "statistics/tx_bytes");
 
 		if (dev_file_u64(x->dev, "carrier", &car) || !car) {
-			down = true;
+			down = *lost = true;
 			n = 0;
 		} else {
 			if (down)
@@ -1383,6 +1386,9 @@ static double rc_resume(const struct rc_run *x, double t1, double rate, double *
 			by[n % N] = b;
 			n++;
 		}
+		need = *lost ? VAL_RC_MOVING_BYTES : VAL_RC_RESUME_SHARE * rate * VAL_RC_WIN_S;
+		if (need < 1514)
+			need = 1514;
 		/* the newest sample at least one window old: what came since */
 		for (k = 2; k <= n && k <= N; k++) {
 			unsigned int j = (n - k) % N;
@@ -1412,7 +1418,7 @@ static void *rc_thread(void *arg)
 	b0 = rc_u64(x->dev, "statistics/tx_bytes");
 	while (!rc_stop(x) && rc_now(x) < VAL_RC_RESUME_MAX_S && !x->moving) {
 		rc_sleep(0.05);
-		x->moving = rc_u64(x->dev, "statistics/tx_bytes") - b0 > 64 * 1514;
+		x->moving = rc_u64(x->dev, "statistics/tx_bytes") - b0 > VAL_RC_MOVING_BYTES;
 	}
 	for (i = 0; i < x->n && x->moving && !rc_stop(x); i++) {
 		struct rc_step *s = &x->st[i];
@@ -1447,7 +1453,8 @@ static void *rc_thread(void *arg)
 		if (!s->down) {
 			double up;
 
-			s->tres = rc_resume(x, s->t1, s->rate, &up);
+			s->lost = (prev && prev->down) || rc_u64(x->dev, "carrier_changes") != c0;
+			s->tres = rc_resume(x, s->t1, s->rate, &s->lost, &up);
 			s->t1 = up > s->t1 ? up : s->t1;
 		} else {
 			s->tres = NAN;
@@ -1693,8 +1700,11 @@ static int check_reconfig(struct val_ctx *c, struct val_res *r)
 			wait = 0;
 		val_diag(r,
 			 "%s: %.2f s outage, resumed %.2f s after it (bound %.2f s); carrier "
-			 "changes %llu during it",
-			 s->what, outage, wait, bound, (unsigned long long)s->carrier_in);
+			 "changes %llu during it%s",
+			 s->what, outage, wait, bound, (unsigned long long)s->carrier_in,
+			 s->lost ? " (the carrier went down, so the flow lost what was in flight: "
+				   "resumed is moving again, as its rate after is TCP's recovery)"
+				 : "");
 		if (wait > bound)
 			late++;
 	}

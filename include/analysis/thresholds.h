@@ -163,6 +163,11 @@
  * is 2.5% of it), so a device that counts bytes it never sends cannot fake a resume for long. */
 #define VAL_RC_WIN_S	    0.2
 #define VAL_RC_RESUME_SHARE 0.25
+/* reconfig: the flow moves once the device sent this many full frames: before the first change
+ * since the flow started, after a step that took the carrier down within one VAL_RC_WIN_S window
+ * (weaker than a quarter of the rate against a device that counts bytes it drops, but after an
+ * RTO the rate is TCP's recovery, not the device's) */
+#define VAL_RC_MOVING_BYTES (64 * 1514)
 /* reconfig: the resume bound is the outage (the change's call and the carrier's return) again,
  * which TCP's exponential backoff may wait on top (its next retransmission after an outage of d
  * comes at most d + RTO later), two RTOs, and this for scheduling in an emulated guest. */
