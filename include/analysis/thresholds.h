@@ -138,8 +138,12 @@
 /* tsq: one flow at the kernel's default tcp_limit_output_bytes reaches this share of the line
  * rate (or of VAL_TSQ_FLOWS flows): what diagnose calls no material loss (1 - MATERIAL). */
 #define VAL_TSQ_SHARE (1 - MATERIAL)
-/* tsq: rounds of one flow and the reference flows (ABBA) at most, as diagnose's measure_flows. */
-#define VAL_TSQ_ROUNDS 8
+/* tsq: rounds of one flow and the reference flows (ABBA) at most. --budget is what ends them
+ * (a round of two 1.5 s probes takes ~3.5 s, so the default 30 s gives ~8, as diagnose's
+ * measure_flows); this only sizes the arrays, so a larger budget buys a narrower interval
+ * (txsim at tx-usecs 4000, MTU 65535, under TCG: 8 rounds left one flow at [594, 851] Mbit/s
+ * against an 846 bound, 1 run in 3). */
+#define VAL_TSQ_ROUNDS 32
 /* tsq: the reference that tells whether the line can be filled here is this many flows, each
  * with its own TSQ budget: a delay that throttles every flow alike (txsim at tx-usecs 4000 on
  * 7.2: one flow 493 Mbit/s, two flows 461, both held by TSQ's ~1 ms of pacing rate per flow)

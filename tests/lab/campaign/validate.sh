@@ -29,7 +29,7 @@ mode() {
 	$A ethtool --set-priv-flags txsim0 orphan-at-xmit off complete-on-next-xmit off never-wake off
 	$A ethtool -K txsim0 tso on >/dev/null
 	$A ip link set txsim0 mtu 1500; $B ip link set txsim1 mtu 1500
-	MAY=""
+	MAY="" BUDGET=${LAB_VAL_BUDGET:-15}
 	case $1 in
 	normal) FAILS="" ;;
 	orphan) $A ethtool --set-priv-flags txsim0 orphan-at-xmit on; FAILS="ownership" ;;
@@ -43,8 +43,11 @@ mode() {
 	cqe) $A ethtool -C txsim0 tx-usecs 600 cqe-mode-tx on
 		$A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000
 		FAILS="tsq large-mtu" ;;
-	# a delay far above any use costs one flow at every MTU
-	slow) $A ethtool -C txsim0 tx-usecs 4000; FAILS="tsq large-mtu" ;;
+	# a delay far above any use costs one flow at every MTU; under TCG its one-flow rounds
+	# spread widely (7.2, 8 rounds: large-mtu 657 [587, 728] and 670 [511, 829] against the
+	# 846 bound, and once [594, 851], inconclusive), so this mode's rounds get more budget
+	slow) $A ethtool -C txsim0 tx-usecs 4000; FAILS="tsq large-mtu"
+		BUDGET=${LAB_VAL_BUDGET:-60} ;;
 	# with TSO on, BQL keeps a flow's few super-packets far from 16 descriptors and the queue
 	# never stops (measured: 950 Mbit/s, no TX timeout); MTU-sized frames fill the ring. Then
 	# the one TX queue stands stopped 5 s of every watchdog period, the control connection
@@ -76,7 +79,7 @@ for m in $MODES; do
 	mode "$m"
 	t0=$(date +%s)
 	$A "$ET" validate txsim0 --peer 198.18.0.2 --peer-dev txsim1 --peer-netns $LAB_NS_B \
-		--budget "${LAB_VAL_BUDGET:-15}" >"$T/$m.ktap" 2>"$T/$m.err"
+		--budget "$BUDGET" >"$T/$m.ktap" 2>"$T/$m.err"
 	rc=$?
 	el=$(($(date +%s) - t0))
 	sed 's/^/# /' "$T/$m.ktap"
