@@ -60,7 +60,7 @@ run_conf() {	# run_conf NAME USECS LIMIT [orphan|fq]: one iperf3 run, keeps the 
 	$A sysctl -qw net.ipv4.tcp_limit_output_bytes="$limit"
 	$A sh -c 'echo 1 >/sys/class/net/txsim0/txsim/stats_reset'
 	v=$(lab_iperf "$SECS" -C "$CC" -Z) || v=0
-	if python3 -c "import sys; sys.exit(0 if $v > ${BEST[$name]:-0} else 1)"; then
+	if awk "BEGIN { exit !($v > ${BEST[$name]:-0}) }"; then
 		BEST[$name]=$v
 		LAT[$name]=$($A ethtool -S txsim0 | awk '/ tx_skbs:/{n=$2} /tx_compl_lat_sum_ns:/{s=$2}
 			END{if (n) printf "%.0f", s / n / 1000; else print "-"}')

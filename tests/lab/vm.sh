@@ -214,7 +214,7 @@ setup() {
 	exec 9>"$LAB/.setup-$LAB_KERNEL.lock"
 	flock 9
 	install_pkgs qemu-system-x86 busybox-static cpio kmod xz-utils zstd iproute2 ethtool \
-		iperf3 || return 1
+		iperf3 jq || return 1
 	if [ "$LAB_KERNEL" = sid ]; then sid_lists || return 1; fi
 	abi=$(guest_abi) ||
 		{ log "apt-cache names no $LAB_KERNEL linux-image-amd64 ABI"; return 1; }

@@ -3,7 +3,7 @@
 set -e
 PKGS="build-essential pkg-config libmnl-dev libjansson-dev libcmocka-dev libbpf-dev bpftool
 clang llvm libelf-dev zlib1g-dev libibverbs-dev rdma-core ibverbs-providers iproute2 ethtool
-iperf3 sockperf kmod procps qemu-system-x86 busybox-static cpio python3
+iperf3 sockperf jq kmod procps qemu-system-x86 busybox-static cpio python3
 python3-jsonschema python3-selenium chromium chromium-driver libssl-dev libcap-ng-dev libclang-rt-dev valgrind strace"
 missing=""
 for p in $PKGS; do

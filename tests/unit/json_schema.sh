@@ -78,4 +78,24 @@ bad "rejects an old diagnose key (D-us)" diagnose tests/fixtures/json/diagnose.e
 echo '{' >"$T/notjson.json"
 ktap_check_fail "rejects a file that is not JSON" python3 tests/lib/schema_check.py show "$T/notjson.json"
 ktap_check_fail "rejects an unknown command" python3 tests/lib/schema_check.py nosuch "$T/lo.json"
+
+# The lab's batched form (KTAP_SCHEMA_BATCH=1): one python3 at the flush gives each kept document
+# its own result, in order, and a document changed after ktap_schema is checked as it was then.
+batched() {
+	KTAP_N=0 KTAP_FAILED=0 KTAP_SCHEMA_BATCH=1
+	cp "$T/lo.json" "$T/b.json"
+	ktap_schema "b1" show "$T/b.json"
+	echo '{' >"$T/b.json"
+	ktap_schema "b2" show "$T/b.json"
+	ktap_schema "b3" show "$T/bad.json" # the last bad() edit: a diagnose document, not a show one
+	ktap_schema "b4" nosuch "$T/lo.json"
+	ktap_schema "b5" model - <"$T/model.json"
+	ktap_schema_flush
+}
+out=$(batched)
+ktap_check "batched schema checks: results in order, each its own, the copy taken at the call" \
+	test "$(printf '%s\n' "$out" | grep -E '^(not )?ok ' | tr '\n' ' ')" = \
+	"ok 1 b1 not ok 2 b2 not ok 3 b3 not ok 4 b4 ok 5 b5 "
+ktap_check "batched schema checks: a failure shows the validator's words" \
+	bash -c "printf '%s\n' \"\$1\" | grep -q '^# schema_check: .*not JSON'" _ "$out"
 ktap_finish

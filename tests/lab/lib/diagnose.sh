@@ -9,7 +9,8 @@ if [ "${LAB_KERNEL:-stable}" = sid ]; then REPS=${LAB_DIAG_REPS:-1}; else REPS=$
 # far from the 10% that decides (txsim's delay cases: loss 44-69%, low ends 40% and more at 11
 # rounds), and the lab on both kernels within CI's hour; LAB_DIAG_BUDGET for a campaign
 DIAG_BUDGET=${LAB_DIAG_BUDGET:-20}
-jq_py() { python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
+# jv FILE FILTER: values of a JSON file, by jq (a python3 start costs the guest 0.4 s)
+jv() { jq -r "$2" "$1"; }
 
 SERVES=0
 serve_b() {	# the peer's server; its log is shown when a run fails
@@ -17,6 +18,14 @@ serve_b() {	# the peer's server; its log is shown when a run fails
 	ip netns exec $LAB_NS_B "$ET" serve --bind 198.18.0.2 >/dev/null 2>"$T/serve.$SERVES.log" &
 	sleep 0.5
 }
+
+# the numbers of one run, for its diagnostic line
+DIAG_LINE='def r: . // -1 | round;
+	"\(.verdict), D \(."d-us" | r) [\(."d-lo-us" | r), \(."d-hi-us" | r)] us, one flow " +
+	"\(.probe."one-flow-mbps" | r) [\(.probe."one-flow-lo-mbps" | r), " +
+	"\(.probe."one-flow-hi-mbps" | r)], two \(.probe."two-flows-mbps" | r), " +
+	"\(.probe.rounds // 0) rounds, measured loss \(."measured-loss-pct" | r)%, " +
+	"model \(."model-loss-pct" | r)%"'
 
 # run NAME DEV PEERDEV: one diagnose; JSON in $T/NAME.json; a diagnostic line with the numbers
 run() {
@@ -31,8 +40,8 @@ run() {
 		return $rc
 	fi
 	ktap_schema "$name: diagnose --json fits docs/schema/diagnose.json" diagnose "$T/$name.json"
-	ktap_diag "$name: $(jq_py "$T/$name.json" "'%s, D %.0f [%.0f, %.0f] us, one flow %.0f [%.0f, %.0f], two %.0f, %d rounds, measured loss %.0f%%, model %.0f%%' % (j['verdict'], j.get('d-us', -1), j.get('d-lo-us', -1), j.get('d-hi-us', -1), j.get('probe', {}).get('one-flow-mbps', -1), j.get('probe', {}).get('one-flow-lo-mbps', -1), j.get('probe', {}).get('one-flow-hi-mbps', -1), j.get('probe', {}).get('two-flows-mbps', -1), j.get('probe', {}).get('rounds', 0), j.get('measured-loss-pct', -1), j.get('model-loss-pct', -1))" 2>&1), $(($(date +%s) - t0)) s"
-	jq_py "$T/$name.json" "'\\n'.join(j.get('inconclusive-reason', '').split('\\n'))" 2>/dev/null | grep . | sed 's/^/#   inconclusive: /'
+	ktap_diag "$name: $(jv "$T/$name.json" "$DIAG_LINE" 2>&1), $(($(date +%s) - t0)) s"
+	jv "$T/$name.json" '."inconclusive-reason" // ""' 2>/dev/null | grep . | sed 's/^/#   inconclusive: /'
 }
 
 # check NAME ALLOWED [DELAY_US | LO-HI | <MAX]: every repetition's headline is in ALLOWED
@@ -48,18 +57,16 @@ check() {
 	?*) lo=$((us * 8 / 10)) hi=$((us * 12 / 10)) want=", D within 20% of $us us" ;;
 	esac
 	for r in $(seq "$REPS"); do
-		v=$(jq_py "$T/$name.$r.json" "j['verdict']" 2>/dev/null)
+		read -r v d dlo dhi < <(jv "$T/$name.$r.json" \
+			'[.verdict // "none", ."d-us" // -1, ."d-lo-us" // -1, ."d-hi-us" // -1] | @tsv' 2>/dev/null)
 		case "|$allowed|" in *"|$v|"*) ;; *) bad="$bad run $r: $v;" ;; esac
 		if [ -n "$us" ]; then
-			d=$(jq_py "$T/$name.$r.json" "j.get('d-us', -1)" 2>/dev/null)
-			dlo=$(jq_py "$T/$name.$r.json" "j.get('d-lo-us', -1)" 2>/dev/null)
-			dhi=$(jq_py "$T/$name.$r.json" "j.get('d-hi-us', -1)" 2>/dev/null)
 			case $us in
-			"<"*) cond="0 <= ${dhi:--1} < $hi" ;;
-			*-*) cond="${dlo:--1} >= 0 and ${dlo:--1} <= $hi and ${dhi:--1} >= $lo" ;;
-			*) cond="$lo <= ${d:--1} <= $hi" ;;
+			"<"*) cond="0 <= dhi && dhi < $hi" ;;
+			*-*) cond="dlo >= 0 && dlo <= $hi && dhi >= $lo" ;;
+			*) cond="$lo <= d && d <= $hi" ;;
 			esac
-			python3 -c "import sys; sys.exit(0 if $cond else 1)" ||
+			awk -v d="${d:--1}" -v dlo="${dlo:--1}" -v dhi="${dhi:--1}" "BEGIN { exit !($cond) }" ||
 				bad="$bad run $r: D $d [$dlo, $dhi] us;"
 		fi
 	done
@@ -71,7 +78,7 @@ check() {
 check_none() {
 	local name=$1 forbidden=$2 r v bad=""
 	for r in $(seq "$REPS"); do
-		v=$(jq_py "$T/$name.$r.json" "j['verdict']" 2>/dev/null)
+		v=$(jv "$T/$name.$r.json" '.verdict // empty' 2>/dev/null)
 		case "|$forbidden|" in *"|$v|"*) bad="$bad run $r: $v;" ;; esac
 		[ -n "$v" ] || bad="$bad run $r: no verdict;"
 	done
@@ -85,7 +92,7 @@ check_finding_none() {
 	for f in "$T"/*.json; do
 		[ -s "$f" ] || continue
 		n=$((n + 1))
-		python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(any(x['name'] == sys.argv[2] for x in j.get('findings', [])))" "$f" "$1" ||
+		jq -e --arg n "$1" 'any(.findings[]?; .name == $n) | not' "$f" >/dev/null ||
 			bad="$bad $(basename "$f" .json)"
 	done
 	[ -z "$bad" ] && [ $n -gt 0 ] && ktap_ok "no run finds $1 ($2; $n runs)" ||

@@ -1,6 +1,9 @@
 # Guest-side helpers for lab tests (source inside the guest): namespaces around wired pairs, iperf3.
 LAB_NS_A=lab-a
 LAB_NS_B=lab-b
+# Under TCG a python3 start costs the guest 0.4 s and importing jsonschema 2.5 s: the schema checks
+# of a file run in one python3 at its end (tests/lib/ktap.sh), and JSON is read with jq.
+KTAP_SCHEMA_BATCH=1
 
 # lab_split DEV_A DEV_B [SUBNET]: DEV_A into netns lab-a as 198.18.SUBNET.1, DEV_B into lab-b as .2.
 lab_split() {
@@ -34,18 +37,18 @@ lab_unsplit() {
 # lab_iperf SECONDS [iperf3 client options...]: one flow lab-a -> lab-b; prints Mbit/s received
 # (TCP) or sent (UDP).
 lab_iperf() {
-	local t=$1 out; shift
+	local t=$1 out bps; shift
 	ip netns exec $LAB_NS_B iperf3 -s -1 -D -B 198.18.${LAB_SUBNET:-0}.2 >/dev/null 2>&1
 	sleep 0.5
 	out=$(ip netns exec $LAB_NS_A timeout $((t + 20)) iperf3 -c 198.18.${LAB_SUBNET:-0}.2 -t "$t" -J "$@" 2>&1)
-	printf '%s' "$out" | python3 -c '
-import json, sys
-try:
-    j = json.load(sys.stdin)
-    e = j["end"]
-    print("%.1f" % (e.get("sum_received", e.get("sum", {}))["bits_per_second"] / 1e6))
-except Exception as e:
-    print("iperf3 failed: %s" % e, file=sys.stderr); sys.exit(1)'
+	if bps=$(printf '%s' "$out" |
+		 jq -e '.end | (.sum_received // .sum) | .bits_per_second' 2>/dev/null); then
+		awk -v b="$bps" 'BEGIN { printf "%.1f\n", b / 1e6 }'
+	else
+		bps=$(printf '%s' "$out" | jq -r '.error // empty' 2>/dev/null | head -1)
+		echo "iperf3 failed: ${bps:-$(printf '%s' "$out" | head -1)}" >&2
+		return 1
+	fi
 }
 
 # lab_dmesg_bad: prints kernel log lines that mean a driver bug (WARNING, BUG, leaks, lockdep).
