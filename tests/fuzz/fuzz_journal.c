@@ -10,9 +10,17 @@
 
 #include "state/journal.h"
 
+static char dir[64], path[96];
+
+/* the state directory goes with the process: a run leaves nothing in /tmp */
+static void remove_dir(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char dir[64], path[96];
 	struct journal_entry *v = NULL;
 	int fd, n;
 
@@ -21,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mkdir(dir, 0700);
 		setenv("ETHTUNE_STATE_DIR", dir, 1);
 		snprintf(path, sizeof(path), "%s/journal", dir);
+		atexit(remove_dir);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)

@@ -133,8 +133,9 @@ ktap_check "only NAPI $first changed" one_changed
 ktap_check "restore $VA" et restore $VA
 [ "$(snap)" = "$before" ] && ktap_ok "one NAPI restored" || ktap_fail "one NAPI restored"
 
-# kill -9 while a temporary change is held: the next restore puts it back
-et set $VA napi all gro-flush-timeout 77777 --for 60 >/dev/null 2>&1 &
+# kill -9 while a temporary change is held: the next restore puts it back (ethtune itself in the
+# background, not a subshell running et(): kill -9 of that would leave ethtune holding the change)
+"$E" --netns $NS set $VA napi all gro-flush-timeout 77777 --for 60 >/dev/null 2>&1 &
 HOLD=$!
 held=0
 for i in $(seq 50); do

@@ -13,7 +13,7 @@ if ! pe_serve $PE_B; then ktap_fail "serve starts in $PE_B"; ktap_finish; exit 1
 ktap_ok "serve starts in $PE_B"
 P() { "$E" --netns $PE_A probe --peer $PE_IP_B "$@"; }
 J=$(mktemp /tmp/etp-json.XXXXXX)
-trap 'rm -f $J; pe_cleanup' EXIT
+trap 'rm -f $J $J.err; pe_cleanup' EXIT
 # jcheck DESC PYEXPR PROBE-ARGS...: run with --json, assert the python expression on d and
 # check the document against its schema.
 jcheck() {
