@@ -16,7 +16,8 @@ ROOT=$(cd "$LAB_SRC/../.." && pwd)
 O=${O:-build}
 case $O in /*) ;; *) O="$ROOT/$O" ;; esac
 LAB=$O/lab
-# Status of a run whose guest kernel hung (soft lockup): the emulated platform failed, not the test.
+# Status of a run whose guest kernel failed on the emulated platform, not on the test: it hung
+# (soft lockup), or trapped on an int3 that live code patching had already removed.
 LAB_HUNG=126
 KMOD_SRC=$ROOT/drivers/txsim/kmod
 # Guest modules loaded at boot, in this order (dependencies are resolved by modprobe -D).
@@ -257,7 +258,7 @@ boot() {
 }
 
 cmd_run() {
-	local to=600 mem=${LAB_MEM:-1536} keep=0 rd rc qpid out=
+	local to=600 mem=${LAB_MEM:-1536} keep=0 rd rc qpid out= c
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--timeout) to=$2; shift 2 ;;
@@ -309,12 +310,25 @@ cmd_run() {
 		rc=$(cat "$rd/rc")
 	else
 		[ $rc -eq 124 ] || [ $rc -eq 137 ] || rc=125
+		# the whole console of a guest that died stays, for the report below is only its tail
+		c=$O/lab-dead-$(date +%s)-$$.console.log
+		cp "$rd/console.log" "$c" 2>/dev/null && log "the guest's whole console: $c"
 		# the guest kernel itself hung (emulated CPUs locked up): LAB_HUNG, not the test
 		if grep -q 'soft lockup' "$rd/console.log" 2>/dev/null; then
 			rc=$LAB_HUNG
-			cp "$rd/console.log" "$O/lab-hang-$(date +%s).console.log" 2>/dev/null
-			log "the guest kernel locked up; the report (whole console in $O/lab-hang-*):"
+			log "the guest kernel locked up; the report:"
 			grep -a -m 1 -A 12 'soft lockup' "$rd/console.log" | tr -d '\r' >&2
+		# text_poke_bp puts an int3 on the first byte of the instruction it patches, and the
+		# int3 handler emulates the new instruction until the patch is done. Under MTTCG a
+		# vCPU takes that int3 after the patch is done, and the unclaimed trap kills the
+		# kernel: sid's 7.2, twice, as txlat's programs attached while traffic ran, each
+		# time with RIP one byte into a patched instruction, where an int3 trap leaves it
+		# (napi_consume_skb+0x54 '66 <90>', bpf_trampoline_*+0x1a 'e9 <40>'). The kernel
+		# patches itself there; the programs' own code is not involved.
+		elif grep -aq 'int3: 0000 \[#' "$rd/console.log" 2>/dev/null; then
+			rc=$LAB_HUNG
+			log "the guest kernel trapped on a patched-out int3 (emulated code patching):"
+			grep -a -m 1 -A 3 'int3: 0000 \[#' "$rd/console.log" | tr -d '\r' >&2
 		fi
 		log "guest did not finish (status $rc); console tail:"
 		tail -n 40 "$rd/console.log" | tr -d '\r' >&2

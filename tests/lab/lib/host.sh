@@ -26,11 +26,13 @@ lab_host_run() {
 		ktap_finish; exit 0
 	fi
 	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit 1; }
-	# A guest whose emulated CPUs lock up (qemu TCG; seen in the virtio_net parts of tune.sh and
-	# diagnose after many clean runs) panics within seconds (softlockup_panic) and reports status 126;
-	# the file then runs once more in a fresh guest, and the hang is shown (the whole console
-	# is kept in $O/lab-hang-*.console.log). Any other failure, and a second hang, count as
-	# they are.
+	# A guest kernel that fails on the emulated platform reports status 126: its emulated CPUs
+	# locked up (qemu TCG; seen in the virtio_net parts of tune.sh and diagnose after many clean
+	# runs; softlockup_panic ends it within seconds), or it trapped on an int3 that live code
+	# patching had already taken out (sid's 7.2 under MTTCG, as BPF programs attach). The file
+	# then runs once more in a fresh guest, and the report is shown (the whole console of any
+	# guest that died is kept in $O/lab-dead-*.console.log). Any other failure, and a second
+	# one of these, count as they are.
 	odir=$ROOT/${O:-build}/lab-out/$name-${LAB_KERNEL:-stable}
 	for try in 1 2; do
 		rm -rf "$odir"
@@ -38,8 +40,10 @@ lab_host_run() {
 			env ETHTUNE="$ET" bash "$file" 2>&1)
 		rc=$?
 		[ $rc -eq 126 ] && [ $try -eq 1 ] || break
-		ktap_diag "the guest kernel hung (soft lockup) in the first run; running $name again:"
-		grep -ao 'BUG: soft lockup.*\|Kernel panic.*\|RIP: 0010.*' <<<"$out" | awk '!s[$0]++' |
+		ktap_diag "the guest kernel failed on the emulator (a soft lockup, or a stale int3 of" \
+			"code patching) in the first run; running $name again:"
+		grep -ao 'BUG: soft lockup.*\|int3: 0000.*\|Kernel panic.*\|RIP: 0010.*' <<<"$out" |
+			awk '!s[$0]++' |
 			head -n 3 | sed 's/^/  /' |
 			while IFS= read -r l; do ktap_diag "$l"; done
 	done
