@@ -291,6 +291,7 @@ struct val_ctx {
 	char fatal[512];       /* why the run cannot go on (the journal cannot be written) */
 	const int *end_window; /* the probe's window ends early when it turns non-zero */
 	uint64_t tx_timeouts;  /* the TX queues' tx_timeout (sysfs) summed at the start */
+	bool carrier0;	       /* the device had carrier at the start */
 };
 
 static const struct et_object *const objs[3] = { &et_coalesce, &et_rings, &et_channels };
@@ -2292,6 +2293,28 @@ static int check_nothing_left(struct val_ctx *c, struct val_res *r, int undo_ret
 	return 0;
 }
 
+/* The device's carrier back, as it was at the start, before a check runs (VAL_SETTLE_MAX_S);
+ * the wait, where there was one, is said in the check's report. */
+static void settle_link(struct val_ctx *c, struct val_res *r)
+{
+	double t0 = et_now_s(), t = 0;
+	uint64_t car = 0;
+
+	if (!c->carrier0)
+		return;
+	while (!(dev_file_u64(c->o.dev, "carrier", &car) == 0 && car) && !et_stop_signal()) {
+		t = et_now_s() - t0;
+		if (t >= VAL_SETTLE_MAX_S)
+			break;
+		rc_sleep(0.1);
+	}
+	if (!car)
+		val_diag(r, "%s still has no carrier %.0f s after the previous check", c->o.dev, t);
+	else if (t > 0)
+		val_diag(r, "waited %.1f s for %s's carrier (the previous check's change reset the link)",
+			 et_now_s() - t0, c->o.dev);
+}
+
 int validate_dev(const struct val_opts *vo, struct val_report *rep)
 {
 	static int (*const fn[])(struct val_ctx *, struct val_res *) = {
@@ -2350,6 +2373,7 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 		return ret;
 	}
 	c->tx_timeouts = rc_tx_timeouts(c->o.dev);
+	c->carrier0 = rc_u64(c->o.dev, "carrier") == 1;
 	c->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->kmsg >= 0)
 		lseek(c->kmsg, 0, SEEK_END);
@@ -2360,6 +2384,7 @@ int validate_dev(const struct val_opts *vo, struct val_report *rep)
 		rep->r[k].ran = true;
 		if (!vo->o.quiet && isatty(STDERR_FILENO))
 			et_info("validate: %s", check_names[k]);
+		settle_link(c, &rep->r[k]);
 		ret = fn[k](c, &rep->r[k]);
 		if (!ret && et_stop_signal())
 			ret = -EINTR;

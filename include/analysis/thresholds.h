@@ -182,6 +182,12 @@
 /* reconfig: a resume not seen this long after the change is reported as none (the probe itself
  * gives up after 10 s without progress). */
 #define VAL_RC_RESUME_MAX_S 12.0
+/* Before each check, the device's carrier (where it had one at the start) is awaited this long:
+ * a previous check's change may reset the link after its call returned (e1000e, on a ring or
+ * coalescing change: 2-4 s without carrier in the lab), and a flow started then fails on the
+ * reset, not on what the next check measures. Beyond it, the check runs and reports what it
+ * sees. */
+#define VAL_SETTLE_MAX_S 15.0
 /* gso: the limits lowered one at a time while one flow runs: gso-max-size to the largest power
  * of two at most a quarter of the limit in force (64 KiB: 16 KiB, 11 segments at MTU 1500),
  * when that still holds this many MTU-sized segments, and gso-max-segs to VAL_GSO_SEGS. TCP

@@ -31,7 +31,10 @@ mode() {
 	$A ip link set txsim0 mtu 1500; $B ip link set txsim1 mtu 1500
 	MAY="" BUDGET=${LAB_VAL_BUDGET:-15}
 	case $1 in
-	normal) FAILS="" ;;
+	# a pass needs one flow's interval above the bound: under TCG a round in four dips (6.1,
+	# 2026-12-04: [749, 1025] against 846 after 4 rounds, inconclusive; 933 [931, 936] the day
+	# before), and the rounds stop early once the intervals are narrow
+	normal) FAILS="" BUDGET=${LAB_VAL_BUDGET:-60} ;;
 	orphan) $A ethtool --set-priv-flags txsim0 orphan-at-xmit on; FAILS="ownership" ;;
 	# qeth's completion (the HiperSockets seed): a completion waits for the next transmit, so
 	# one flow loses (7.2: 372 Mbit/s against four flows' 782, Welch p 0.001; at the largest
