@@ -9,7 +9,7 @@
 set -u
 . "$(dirname "$0")/../lib/probe_env.sh"
 trap pe_cleanup EXIT
-ROUNDS=${BENCH_ROUNDS:-5}
+ROUNDS=${BENCH_ROUNDS:-6}	# 6 pairs: the sign-test interval of their median covers 96.9%
 T=${BENCH_SECONDS:-3}
 MSG=${BENCH_MSG:-128K}
 RRMSG=${BENCH_RR_MSG:-14}
@@ -17,14 +17,15 @@ CC=${BENCH_CC:-cubic}
 if [ "$(id -u)" -ne 0 ] || ! pe_setup bench; then echo "# SKIP: needs root and namespaces"; exit 0; fi
 for t in iperf3 sockperf; do command -v $t >/dev/null || { echo "# SKIP: $t not installed"; exit 0; }; done
 PATH=$PATH:$(cd "$(dirname "$0")/../.." && pwd)/${O:-build}/refs/bin
+BENCH_LIB=$(cd "$(dirname "$0")" && pwd)/lib
+BENCH_TMP=$(mktemp -d)
+trap 'pe_cleanup; rm -rf "$BENCH_TMP"' EXIT
 NETPERF=$(command -v netperf || true) NETSERVER=$(command -v netserver || true)
 NEPER_S=$(command -v tcp_stream || true) NEPER_R=$(command -v tcp_rr || true)
 [ -n "$NETPERF" ] && [ -n "$NETSERVER" ] || NETPERF=""
 [ -n "$NEPER_S" ] && [ -n "$NEPER_R" ] || NEPER_S=""
 
-best() { printf '%s\n' "$@" | sort -g | tail -1; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (y > 0) printf "%.2f", x / y; else print "n/a" }'; }
 
 et() {	# et NS ADDR ARGS: ethtune's headline number
 	"$E" --netns "$1" --json probe --peer "$2" --duration $T --warmup 1 "${@:3}" |
@@ -50,14 +51,18 @@ nprr() {	# nprr NS ADDR: netperf TCP_RR transactions/s, RRMSG each way, TCP_NODE
 		-r $RRMSG,$RRMSG -D -o THROUGHPUT 2>/dev/null | lastnum
 }
 neper() {	# neper NS SNS ADDR stream|rr: neper's throughput (Mbit/s, or transactions/s)
-	local bin=$NEPER_S args=(-B "$(numfmt --from=iec "$MSG")" --congestion-control $CC) sp
-	[ "$4" = rr ] && bin=$NEPER_R args=(-Q $RRMSG -R $RRMSG --no-delay)
-	ip netns exec "$2" "$bin" -C 12870 -P 12871 -l $((T + 1)) "${args[@]}" >/dev/null 2>&1 &
+	# tcp_stream counts the bytes it reads: the server (the receiver) reports the stream's
+	# throughput, the sending client none; tcp_rr's client reports its transactions
+	local bin=$NEPER_S args=(-B "$(numfmt --from=iec "$MSG")" --congestion-control $CC --logtostderr) sp
+	local so=$BENCH_TMP/neper-server.out co=$BENCH_TMP/neper-client.out
+	[ "$4" = rr ] && bin=$NEPER_R args=(-Q $RRMSG -R $RRMSG --no-delay --logtostderr)
+	ip netns exec "$2" "$bin" -C 12870 -P 12871 -l $((T + 1)) "${args[@]}" >"$so" 2>&1 &
 	sp=$!
 	pe_wait_port "$2" 12870
-	ip netns exec "$1" "$bin" -c -H "$3" -C 12870 -P 12871 -l $T "${args[@]}" 2>/dev/null |
-		sed -n 's/^throughput=//p' | lastnum
+	ip netns exec "$1" "$bin" -c -H "$3" -C 12870 -P 12871 -l $T "${args[@]}" >"$co" 2>&1
 	wait $sp 2>/dev/null
+	[ "$4" = rr ] && so=$co
+	sed -n 's/^throughput=//p' "$so" | lastnum
 }
 
 bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
@@ -83,32 +88,28 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 		[ -n "$NEPER_S" ] && h+=("$(neper $cns $sns $addr rr)")
 	done
 	kill $sp $ip $kp $np 2>/dev/null; wait $sp $ip $kp $np 2>/dev/null
-	x=$(median "${a[@]}"); y=$(median "${b[@]}")
-	printf '%-9s stream %s cc %s: ethtune %10.1f Mbit/s  iperf3   %10.1f Mbit/s  ratio %s (best-of ratio %s)\n' \
-		"$label" "$MSG" "$CC" "$x" "$y" "$(ratio "$x" "$y")" "$(ratio "$(best "${a[@]}")" "$(best "${b[@]}")")"
-	echo "#   rounds: ethtune ${a[*]} / iperf3 ${b[*]}"
-	x=$(median "${c[@]}"); y=$(median "${d[@]}")
-	printf '%-9s rr %s B:        ethtune %10.1f trans/s sockperf %10.1f trans/s ratio %s (best-of ratio %s)\n' \
-		"$label" "$RRMSG" "$x" "$y" "$(ratio "$x" "$y")" "$(ratio "$(best "${c[@]}")" "$(best "${d[@]}")")"
-	echo "#   rounds: ethtune ${c[*]} / sockperf ${d[*]}"
+	ref "$label" stream iperf3 "${a[*]}" "${b[*]}" Mbit/s
+	ref "$label" rr sockperf "${c[*]}" "${d[*]}" trans/s
 	ref "$label" stream netperf "${a[*]}" "${e[*]}" Mbit/s
 	ref "$label" stream neper "${a[*]}" "${g[*]}" Mbit/s
 	ref "$label" rr netperf "${c[*]}" "${f[*]}" trans/s
 	ref "$label" rr neper "${c[*]}" "${h[*]}" trans/s
 }
 
-ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT: one more ratio, when the tool ran
-	local x y
+ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT: ethtune against one tool, round by round
+	local x y r lo hi cov n where
 	if [ -z "$5" ]; then
 		printf '%-9s %-6s vs %-8s: not present (tests/bench/build_refs.sh builds it)\n' "$1" "$2" "$3"
 		return
 	fi
 	x=$(median $4); y=$(median $5)
-	printf '%-9s %-6s vs %-8s: ethtune %10.1f %s  %-8s %10.1f %s  ratio %s (best-of ratio %s)\n' \
-		"$1" "$2" "$3" "$x" "$6" "$3" "$y" "$6" "$(ratio "$x" "$y")" "$(ratio "$(best $4)" "$(best $5)")"
-	echo "#   rounds: $3 $5"
+	read -r r lo hi cov n where <<<"$(python3 "$BENCH_LIB/paired.py" "$5" "$4" 1.0)"
+	printf '%-9s %-6s vs %-8s: ethtune %10.1f %s  %-8s %10.1f %s  ratio %s [%s, %s] (%s%%, %s rounds) >= 1.0: %s\n' \
+		"$1" "$2" "$3" "$x" "$6" "$3" "$y" "$6" "$r" "${lo:-}" "${hi:-}" "${cov:-}" "${n:-0}" "${where:-n/a}"
+	echo "#   rounds: ethtune $4 / $3 $5"
 }
 
-echo "# probe bench: $ROUNDS interleaved rounds of $T s each; medians (and best of each); ratio = ethtune / reference"
+echo "# probe bench: $ROUNDS interleaved rounds of $T s each; medians; ratio = ethtune / reference:" \
+	"the median of the rounds' ratios with its sign-test interval (coverage in %)"
 bench_path loopback $PE_A $PE_A 127.0.0.1
 bench_path veth $PE_A $PE_B $PE_IP_B

@@ -29,22 +29,11 @@ for i in $(seq 1 "$ROUNDS"); do
 	fi
 	ktap_diag "round $i: sampling on ${ons[-1]} Gbit/s, off ${offs[-1]} Gbit/s"
 done
-res=$(python3 - "${offs[*]}" "${ons[*]}" <<'PY'
-import statistics, sys
-off = [float(x) for x in sys.argv[1].split() if x != "nan"]
-on = [float(x) for x in sys.argv[2].split() if x != "nan"]
-if len(off) < 2 or len(on) < 2:
-    print("nan nan nan nan nan"); sys.exit()
-pairs = sorted(y / x for x, y in zip(off, on) if x > 0)
-n = len(pairs)
-# the median of paired ratios, with its distribution-free 95% interval (order statistics)
-k = max(0, int(n / 2 - 0.98 * n ** 0.5))
-print(f"{statistics.median(off):.2f} {statistics.median(on):.2f} {statistics.median(pairs):.3f} "
-      f"{pairs[k]:.3f} {pairs[n - 1 - k]:.3f}")
-PY
-)
-read -r moff mon ratio lo hi <<<"$res"
-echo "# sampler bench: median off $moff Gbit/s, on $mon Gbit/s; ratio on/off $ratio [$lo, $hi] (median of paired rounds, order-statistic 95% interval; bound >= 0.99)"
+median() { printf '%s\n' "$@" | grep -v nan | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+read -r ratio lo hi cov n where <<<"$(python3 tests/bench/lib/paired.py "${offs[*]}" "${ons[*]}" 0.99)"
+echo "# sampler bench: median off $(median "${offs[@]}") Gbit/s, on $(median "${ons[@]}") Gbit/s;" \
+	"ratio on/off $ratio [$lo, $hi] (median of $n paired rounds, sign-test ${cov}% interval);" \
+	"bound >= 0.99: ${where:-n/a}"
 if [ "$ratio" = nan ]; then ktap_fail "throughput measured"; else ktap_ok "sampling ratio on/off $ratio"; fi
 # the switch does what it says: the queued-bytes figure in an on-run, none in an off-run
 if grep -q '"wmem-alloc"' "$OUT/on1.json" && ! grep -q '"wmem-alloc"' "$OUT/off1.json"; then

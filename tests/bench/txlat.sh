@@ -69,20 +69,12 @@ if ! [ -s "$OUT/on1.txlat.json" ]; then
 else
 	ktap_ok "txlat ran during the load ($TOOL)"
 fi
-res=$(python3 - "${offs[*]}" "${ons[*]}" <<'PY'
-import statistics, sys, math
-off = [float(x) for x in sys.argv[1].split() if x != "nan"]
-on = [float(x) for x in sys.argv[2].split() if x != "nan"]
-if not off or not on:
-    print("nan nan nan nan"); sys.exit()
-a, b = statistics.median(off), statistics.median(on)
+median() { printf '%s\n' "$@" | grep -v nan | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # rounds run off/on back to back: the median of their ratios cancels slow drift best
-pairs = [y / x for x, y in zip(off, on) if x > 0]
-print(f"{a:.2f} {b:.2f} {statistics.median(pairs):.3f} {b / a:.3f}")
-PY
-)
-read -r moff mon ratio ratio2 <<<"$res"
-echo "# txlat bench: median off $moff Gbit/s, on $mon Gbit/s; ratio on/off $ratio (median of paired rounds; of medians $ratio2; bound >= 0.98)"
+read -r ratio lo hi cov n where <<<"$(python3 tests/bench/lib/paired.py "${offs[*]}" "${ons[*]}" 0.98)"
+echo "# txlat bench: median off $(median "${offs[@]}") Gbit/s, on $(median "${ons[@]}") Gbit/s;" \
+	"ratio on/off $ratio [$lo, $hi] (median of $n paired rounds, sign-test ${cov}% interval);" \
+	"bound >= 0.98: ${where:-n/a}"
 if [ "$ratio" = nan ]; then ktap_fail "throughput measured"; else ktap_ok "throughput ratio on/off $ratio"; fi
 # the programs' own cost as the kernel accounts it (noise-free, unlike throughput on shared CPUs)
 cost=$(python3 - "$OUT" <<'PY'

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Paired ratio of two interleaved series: the median of per-round ratios B/A with its
+distribution-free interval (sign-test order statistics), for the benches' side-by-side figures.
+
+  paired.py "A1 A2 ..." "B1 B2 ..." [BOUND]
+prints: median lo hi coverage-pct n [above|below|straddles]  ("nan nan nan nan n" under 2 pairs)
+A round whose A or B is not a positive number is left out of the pairs (and counted out of n).
+"""
+import math
+import statistics
+import sys
+
+
+def nums(s):
+    out = []
+    for x in s.split():
+        try:
+            out.append(float(x))
+        except ValueError:
+            out.append(float("nan"))
+    return out
+
+
+def interval(r):
+    """Order-statistic interval for the median: the widest k with coverage >= 95%, or the
+    whole range (k = 0) with its smaller, stated coverage when n is too small for 95%."""
+    n = len(r)
+    # P(Bin(n, 1/2) <= j)
+    cdf = lambda j: sum(math.comb(n, i) for i in range(j + 1)) / 2 ** n
+    k = 0
+    while k + 1 < n / 2 and 1 - 2 * cdf(k + 1) >= 0.95:
+        k += 1
+    return r[k], r[n - 1 - k], 100 * (1 - 2 * cdf(k)) if n > 1 else 0.0
+
+
+def main():
+    a, b = nums(sys.argv[1]), nums(sys.argv[2])
+    r = sorted(y / x for x, y in zip(a, b) if x > 0 and y > 0 and x == x and y == y)
+    if len(r) < 2:
+        print(f"nan nan nan nan {len(r)}")
+        return
+    lo, hi, cov = interval(r)
+    out = f"{statistics.median(r):.3f} {lo:.3f} {hi:.3f} {cov:.1f} {len(r)}"
+    if len(sys.argv) > 3:
+        bound = float(sys.argv[3])
+        out += " " + ("above" if lo >= bound else "below" if hi < bound else "straddles")
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
