@@ -2311,7 +2311,7 @@ static void settle_link(struct val_ctx *c, struct val_res *r)
 	if (!car)
 		val_diag(r, "%s still has no carrier %.0f s after the previous check", c->o.dev, t);
 	else if (t > 0)
-		val_diag(r, "waited %.1f s for %s's carrier (the previous check's change reset the link)",
+		val_diag(r, "waited %.1f s for %s's carrier (a change before reset the link)",
 			 et_now_s() - t0, c->o.dev);
 }
 
