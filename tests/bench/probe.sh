@@ -25,7 +25,6 @@ NEPER_S=$(command -v tcp_stream || true) NEPER_R=$(command -v tcp_rr || true)
 [ -n "$NETPERF" ] && [ -n "$NETSERVER" ] || NETPERF=""
 [ -n "$NEPER_S" ] && [ -n "$NEPER_R" ] || NEPER_S=""
 
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 et() {	# et NS ADDR ARGS: ethtune's headline number
 	"$E" --netns "$1" --json probe --peer "$2" --duration $T --warmup 1 "${@:3}" |
@@ -102,10 +101,9 @@ ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT: ethtune against o
 		printf '%-9s %-6s vs %-8s: not present (tests/bench/build_refs.sh builds it)\n' "$1" "$2" "$3"
 		return
 	fi
-	x=$(median $4); y=$(median $5)
-	read -r r lo hi cov n where <<<"$(python3 "$BENCH_LIB/paired.py" "$5" "$4" 1.0)"
+	read -r r lo hi cov n where y x <<<"$(python3 "$BENCH_LIB/paired.py" "$5" "$4" 1.0)"
 	printf '%-9s %-6s vs %-8s: ethtune %10.1f %s  %-8s %10.1f %s  ratio %s [%s, %s] (%s%%, %s rounds) >= 1.0: %s\n' \
-		"$1" "$2" "$3" "$x" "$6" "$3" "$y" "$6" "$r" "${lo:-}" "${hi:-}" "${cov:-}" "${n:-0}" "${where:-n/a}"
+		"$1" "$2" "$3" "$x" "$6" "$3" "$y" "$6" "$r" "$lo" "$hi" "$cov" "$n" "$where"
 	echo "#   rounds: ethtune $4 / $3 $5"
 }
 

@@ -2,9 +2,10 @@
 """Paired ratio of two interleaved series: the median of per-round ratios B/A with its
 distribution-free interval (sign-test order statistics), for the benches' side-by-side figures.
 
-  paired.py "A1 A2 ..." "B1 B2 ..." [BOUND]
-prints: median lo hi coverage-pct n [above|below|straddles]  ("nan nan nan nan n" under 2 pairs)
-A round whose A or B is not a positive number is left out of the pairs (and counted out of n).
+  paired.py "A1 A2 ..." "B1 B2 ..." BOUND
+prints: median lo hi coverage-pct n above|below|straddles|too-few-rounds median-A median-B
+(the first five "nan", where "n/a", under 2 pairs). A round whose A or B is not a positive number
+is left out of the pairs (and counted out of n) and of the medians.
 """
 import math
 import statistics
@@ -35,16 +36,21 @@ def interval(r):
 
 def main():
     a, b = nums(sys.argv[1]), nums(sys.argv[2])
-    r = sorted(y / x for x, y in zip(a, b) if x > 0 and y > 0 and x == x and y == y)
+    bound = float(sys.argv[3])
+    ok = [(x, y) for x, y in zip(a, b) if x > 0 and y > 0]
+    r = sorted(y / x for x, y in ok)
+    med = lambda v: f"{statistics.median(v):.2f}" if v else "nan"
+    tail = f"{med([x for x, _ in ok])} {med([y for _, y in ok])}"
     if len(r) < 2:
-        print(f"nan nan nan nan {len(r)}")
+        print(f"nan nan nan nan {len(r)} n/a {tail}")
         return
     lo, hi, cov = interval(r)
-    out = f"{statistics.median(r):.3f} {lo:.3f} {hi:.3f} {cov:.1f} {len(r)}"
-    if len(sys.argv) > 3:
-        bound = float(sys.argv[3])
-        out += " " + ("above" if lo >= bound else "below" if hi < bound else "straddles")
-    print(out)
+    # a side of the bound is claimed only on an interval of 95% or more (6 pairs and up)
+    if cov < 95:
+        where = "too-few-rounds"
+    else:
+        where = "above" if lo >= bound else "below" if hi < bound else "straddles"
+    print(f"{statistics.median(r):.3f} {lo:.3f} {hi:.3f} {cov:.1f} {len(r)} {where} {tail}")
 
 
 if __name__ == "__main__":
