@@ -31,7 +31,7 @@ def interval(r):
     k = 0
     while k + 1 < n / 2 and 1 - 2 * cdf(k + 1) >= 0.95:
         k += 1
-    return r[k], r[n - 1 - k], 100 * (1 - 2 * cdf(k)) if n > 1 else 0.0
+    return r[k], r[n - 1 - k], 100 * (1 - 2 * cdf(k))
 
 
 def main():
