@@ -68,6 +68,14 @@ static const struct drv_pathology virtio_paths[] = {
 	{ "completion time is set by the host backend (vhost-net, zero-copy waits for the host "
 	  "NIC)",
 	  "measure D with txlat; host-side tuning", "drivers/vhost/net.c" },
+	{ "tx-stop exceeds tx-wake (qstats) by one per TX ring resize made while xmit had the "
+	  "queue stopped: virtnet_tx_pause counts a stop on a queue already stopped, "
+	  "virtnet_tx_resume one wake (7.2.13; 'virtio_net: enhance wake/stop tx queue statistics "
+	  "accounting', Liming Wu, 2025-11, counts the pause unconditionally); the queue runs on, "
+	  "BQL inflight drains to 0",
+	  "none for traffic; read tx-stop - tx-wake across a ring resize as off by one",
+	  "drivers/net/virtio_net.c virtnet_tx_pause/virtnet_tx_resume (7.2.13+deb14 module, "
+	  "disassembled); validate reconfig in the lab: tx-stop 71, tx-wake 70" },
 };
 
 /* ---- mlx5_core ---- */

@@ -26,7 +26,7 @@ enum val_check {
 enum val_result { VR_PASS, VR_FAIL, VR_SKIP };
 
 #define VAL_MAX_DIAG 48
-#define VAL_MAX_NUM  12
+#define VAL_MAX_NUM  16
 
 /* A measured number or a bound: its kebab-case key (unit last) and value. */
 struct val_num {
