@@ -37,6 +37,7 @@ struct txlat_run {
 	double duration_s;   /* 0: until the load ends */
 	char **load_argv;    /* NULL: no load */
 	const char *backend; /* NULL: first that loads */
+	bool bpf_stats;	     /* the kernel's run-time statistics on while tracing */
 	double elapsed_s;
 	/* lateness of 20 us timer sleeps taken between samples, under the same load: what this
 	 * host adds to anything that waits for a timer or an interrupt (a guest: ~100 us) */
@@ -209,7 +210,7 @@ static pid_t start_load(char **argv)
 /* Trace while the load (if any) runs and for duration_s; samples BQL and IRQs meanwhile. */
 static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 {
-	struct txlat_opts opts = { .backend = r->backend, .bpf_stats = true };
+	struct txlat_opts opts = { .backend = r->backend, .bpf_stats = r->bpf_stats };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct txlat *t;
 	pid_t child = -1;
@@ -534,7 +535,8 @@ static void txlat_report(const struct txlat_run *r)
 		  t->not_seen_freed);
 	print_uint(PRINT_ANY, "kfreed", "; via kfree_skb %llu", c->kfreed);
 	print_uint(PRINT_ANY, "reused", "; address reused before a traced free %llu", c->reused);
-	print_uint(PRINT_ANY, "stale", "; stale %llu\n", c->stale);
+	print_uint(PRINT_ANY, "stale", "; stale %llu", c->stale);
+	print_uint(PRINT_ANY, "evicted", "; evicted untimed %llu\n", c->evicted);
 	if (t->peer)
 		print_peer(t);
 	print_tcp(t, completion);
@@ -549,7 +551,7 @@ static void txlat_report(const struct txlat_run *r)
 		print_float(PRINT_ANY, "cpu-pct", ", %.3f%% of one CPU\n",
 			    t->bpf_run_ns / r->elapsed_s / 1e7);
 	} else {
-		print_na("runs", "bpf: cost %s (no BPF run-time statistics)\n");
+		print_na("runs", "bpf: cost %s (--bpf-stats measures it)\n");
 	}
 	close_json_object();
 }
@@ -576,7 +578,7 @@ static char **split_args(const char *prefix0, const char *prefix1, const char *s
 	return argv;
 }
 
-enum { O_DURATION = CLI_LONG, O_LOAD, O_LOAD_CMD, O_BACKEND };
+enum { O_DURATION = CLI_LONG, O_LOAD, O_LOAD_CMD, O_BACKEND, O_BPF_STATS };
 
 static const struct cli_opt txlat_opts[] = {
 	{ "duration", O_DURATION, required_argument, "S",
@@ -585,6 +587,9 @@ static const struct cli_opt txlat_opts[] = {
 	  "run 'ethtune probe PROBE-ARGS' while tracing" },
 	{ "load-cmd", O_LOAD_CMD, required_argument, "CMD", "run 'sh -c CMD' while tracing" },
 	{ "backend", O_BACKEND, required_argument, "btf|raw|tracepoint", "BPF attach backend" },
+	{ "bpf-stats", O_BPF_STATS, no_argument, NULL,
+	  "measure the programs' own cost (BPF run-time statistics: kernel-wide, "
+	  "a clock read more in every program run while on)" },
 	CLI_END,
 };
 
@@ -626,6 +631,9 @@ static int txlat_opt(void *ctx, int id, const char *arg, char *err, size_t errle
 			snprintf(err, errlen, "invalid --duration '%s' (seconds, > 0)", arg);
 			return -EINVAL;
 		}
+		return 0;
+	case O_BPF_STATS:
+		t->r->bpf_stats = true;
 		return 0;
 	case O_BACKEND:
 		t->r->backend = arg;

@@ -473,13 +473,12 @@ void txlat_stop(struct txlat *t)
 static void forget_inflight(struct txlat *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.inflight);
-	__u64 key, next;
+	static const struct txlat_set zero;
+	__u32 k;
 
-	while (!bpf_map_get_next_key(fd, NULL, &next)) {
-		key = next;
-		if (bpf_map_delete_elem(fd, &key))
+	for (k = 0; k < TXLAT_SETS; k++)
+		if (bpf_map_update_elem(fd, &k, &zero, BPF_ANY))
 			break;
-	}
 }
 
 int txlat_reset(struct txlat *t)

@@ -143,6 +143,7 @@ static void counts_from(struct txlat_counts *c, const struct txlat_qstats *st)
 	c->kfreed = v[TXLAT_C_KFREED];
 	c->reused = v[TXLAT_C_REXMIT];
 	c->stale = v[TXLAT_C_STALE];
+	c->evicted = v[TXLAT_C_EVICTED];
 	c->tcp = v[TXLAT_C_TCP];
 	c->tcp_no_sk = v[TXLAT_C_TCP_NOSK];
 	c->tcp_wfree = v[TXLAT_C_TCP_WFREE];

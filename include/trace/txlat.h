@@ -43,10 +43,11 @@ struct txlat_lat {
 };
 
 struct txlat_counts {
-	uint64_t xmit, bytes;	      /* skbs handed to the driver, their bytes */
-	uint64_t consumed, kfreed;    /* freed through consume_skb / kfree_skb */
-	uint64_t reused, stale;	      /* address reused before a traced free; stale frees */
-	uint64_t tcp;		      /* TCP skbs (by header) */
+	uint64_t xmit, bytes;	   /* skbs handed to the driver, their bytes */
+	uint64_t consumed, kfreed; /* freed through consume_skb / kfree_skb */
+	uint64_t reused, stale;	   /* address reused before a traced free; stale frees */
+	uint64_t evicted; /* entries a later xmit took in a full set: freed untraced, or untimed */
+	uint64_t tcp;	  /* TCP skbs (by header) */
 	uint64_t tcp_no_sk;	      /* ...without a socket at xmit (orphaned before it) */
 	uint64_t tcp_wfree;	      /* ...owned with tcp_wfree at xmit */
 	uint64_t tcp_sock_wfree;      /* ...owned with sock_wfree (ACK/RST) */

@@ -5,7 +5,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib/ktap.sh
 ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
-ROUNDS=${TXLAT_BENCH_ROUNDS:-6}
+ROUNDS=${TXLAT_BENCH_ROUNDS:-12}	# 12 pairs: the sign-test interval of their median covers 96.1%
 SECS=${TXLAT_BENCH_SECS:-3}
 A=txlbench-a B=txlbench-b PORT=5391
 ktap_header "txlat bench: veth throughput, tracing on vs off"
@@ -54,8 +54,8 @@ PY
 }
 
 run_off() { ip netns exec $A $LOAD >"$OUT/$1.json" 2>/dev/null; }
-run_on() {
-	"$ETHTUNE" --netns $A --json txlat txbench0 --load-cmd "$LOAD > $OUT/$1.json" \
+run_on() {	# run_on NAME [TXLAT-OPTS]
+	"$ETHTUNE" --netns $A --json txlat txbench0 "${@:2}" --load-cmd "$LOAD > $OUT/$1.json" \
 		>"$OUT/$1.txlat.json" 2>"$OUT/$1.err"
 }
 offs=() ons=()
@@ -75,11 +75,13 @@ echo "# txlat bench: median off $moff Gbit/s, on $mon Gbit/s;" \
 	"ratio on/off $ratio [$lo, $hi] (median of $n paired rounds, sign-test ${cov}% interval);" \
 	"bound >= 0.98: $where"
 if [ "$ratio" = nan ]; then ktap_fail "throughput measured"; else ktap_ok "throughput ratio on/off $ratio"; fi
-# the programs' own cost as the kernel accounts it (noise-free, unlike throughput on shared CPUs)
+# the programs' own cost as the kernel accounts it, in runs of their own: the run-time statistics
+# add a clock read to every program run, which the rounds above must not pay
+for i in 1 2 3; do run_on stats$i --bpf-stats; done
 cost=$(python3 - "$OUT" <<'PY'
 import json, sys, glob
 c = []
-for f in sorted(glob.glob(sys.argv[1] + "/on*.txlat.json")):
+for f in sorted(glob.glob(sys.argv[1] + "/stats*.txlat.json")):
     try:
         b = json.load(open(f))["bpf"]
         c.append((b["cpu-pct"], b["ns-per-run"], b["runs"]))
@@ -88,7 +90,7 @@ for f in sorted(glob.glob(sys.argv[1] + "/on*.txlat.json")):
 if c:
     c.sort()
     m = c[len(c) // 2]
-    print("%.2f%% of one CPU, %.0f ns per run, %d runs (median round)" % m)
+    print("%.2f%% of one CPU, %.0f ns per run, %d runs (median of %d runs with --bpf-stats)" % (m + (len(c),)))
 PY
 )
 [ -n "$cost" ] && echo "# txlat bench: BPF cost $cost"

@@ -4,6 +4,10 @@
 
 /* TX queues beyond the last are counted in the last one (reported as "31+"). */
 #define TXLAT_MAX_QUEUES 32
+/* the table of skbs in flight: 2^TXLAT_SET_BITS sets of TXLAT_WAYS (64 Ki entries) */
+#define TXLAT_SET_BITS 14
+#define TXLAT_SETS     (1U << TXLAT_SET_BITS)
+#define TXLAT_WAYS     4
 
 /* Log-linear buckets of nanoseconds: values below 16 exactly, then every power of two split
  * into 16 linear steps (relative width <= 6.25%), up to 2^43 ns. */
@@ -48,11 +52,12 @@ enum txlat_ctr {
 	TXLAT_C_TCP_OWNED_FREE, /* tcp_wfree at xmit and still at free: released by the free */
 	TXLAT_C_TCP_ORPHANED,	/* tcp_wfree at xmit, gone at free: orphaned after xmit */
 	TXLAT_C_WFREE_EARLY,	/* tcp_wfree ran before the free (fentry) */
-	TXLAT_C_PEER, /* received by the peer (netif_receive_skb), receiver-side devices */
-	TXLAT_C_GSO,  /* GSO super-packets handed to the driver (gso_size set) */
-	TXLAT_C_SEGS, /* the wire packets they make: gso_segs of a GSO skb, 1 of another */
+	TXLAT_C_PEER,	    /* received by the peer (netif_receive_skb), receiver-side devices */
+	TXLAT_C_GSO,	    /* GSO super-packets handed to the driver (gso_size set) */
+	TXLAT_C_SEGS,	    /* the wire packets they make: gso_segs of a GSO skb, 1 of another */
 	TXLAT_C_LIN_DRIVER, /* skbs the driver linearized after xmit (fentry __pskb_pull_tail) */
 	TXLAT_C_LIN_STACK,  /* skbs for the device the stack linearized before xmit */
+	TXLAT_C_EVICTED,    /* entries given up to a new xmit in a full set: not timed */
 	/* TXLAT_FRAG_SLOTS counters: skbs by nr_frags at xmit */
 	TXLAT_C_FRAGS,
 	/* TXLAT_FRAG_BINS counters: skbs with frags by log2 of data_len / nr_frags */
@@ -82,16 +87,27 @@ struct txlat_q {
 };
 
 /* State of one skb between xmit and free, keyed by its address. */
-#define TXLAT_F_TCP	   1
-#define TXLAT_F_WFREE	   2 /* destructor tcp_wfree at xmit */
-#define TXLAT_F_WFREE_DONE 4 /* tcp_wfree already ran */
-#define TXLAT_F_PEER_DONE  8 /* the peer received it */
+#define TXLAT_F_TCP	     1
+#define TXLAT_F_WFREE	     2 /* destructor tcp_wfree at xmit */
+#define TXLAT_F_WFREE_DONE   4 /* tcp_wfree already ran */
+#define TXLAT_F_PEER_DONE    8 /* the peer received it */
 #define TXLAT_F_FCLASS_SHIFT 8 /* bits 8-9: txlat_fclass() of the skb at xmit */
 struct txlat_skb {
 	__u64 ts;
 	__u64 head; /* skb->head at xmit: tells a reused skb address from the same skb */
 	__u32 queue;
 	__u32 flags;
+};
+
+/* A set of the in-flight table (txlat.bpf.c): its ways, each an skb's address (0: free) and
+ * what its xmit saw. */
+struct txlat_slot {
+	__u64 skb;
+	struct txlat_skb e;
+};
+
+struct txlat_set {
+	struct txlat_slot w[TXLAT_WAYS];
 };
 
 static __always_inline __u32 txlat_log2(__u64 v)
