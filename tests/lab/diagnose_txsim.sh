@@ -16,7 +16,7 @@ lab_host_run "$0" "${LAB_DIAG_TIMEOUT:-1600}" "diagnose: ground-truth matrix on 
 DIAG_STABLE_REPS=1
 . "$ROOT/tests/lab/lib/diagnose.sh"
 ktap_header "diagnose: ground-truth matrix on txsim in the guest ($(uname -r))"
-# txsim: 1 Gb/s (sid: prompt cases at 500 Mb/s, below), 2.5 ms one-way wire delay (the round trip exceeds every completion delay, so
+# txsim: 1 Gb/s (sid: prompt cases at MTU 1500 at 500 Mb/s, below), 2.5 ms one-way wire delay (the round trip exceeds every completion delay, so
 # ACKs do not overtake completions), completion at the end of serialization, pfifo_fast (on
 # 6.1 the TSQ sysctl applies to unpaced flows only). See docs/lab.md for why.
 WIRE_US=${LAB_DIAG_WIRE_US:-2500}
@@ -41,12 +41,12 @@ txsim_case() {	# NAME: put txsim0 into the case's configuration
 	esac
 	case $1 in
 	prompt) ;;
+	prompt-mtu9000) $A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000 ;;
 	netem) $A tc qdisc replace dev txsim0 root netem delay 2ms limit 100000 ;;
-	delay2000) $A ethtool -C txsim0 tx-usecs 2000 ;;
-	delay4000) $A ethtool -C txsim0 tx-usecs 4000 ;;
-	delay2000-mtu9000|delay4000-mtu9000)
+	delay[0-9]*-mtu9000)
 		$A ethtool -C txsim0 tx-usecs ${1:5:4}
 		$A ip link set txsim0 mtu 9000; $B ip link set txsim1 mtu 9000 ;;
+	delay[0-9]*) $A ethtool -C txsim0 tx-usecs ${1:5:4} ;;
 	orphan) $A ethtool -C txsim0 tx-usecs 2000
 		$A ethtool --set-priv-flags txsim0 orphan-at-xmit on ;;
 	next-xmit) $A ethtool -C txsim0 tx-usecs 16 tx-frames 32
@@ -55,8 +55,16 @@ txsim_case() {	# NAME: put txsim0 into the case's configuration
 	esac
 }
 
+# The MTU 9000 pair on sid is prompt (at 1 Gb/s, which one flow fills at this MTU) against
+# tx-usecs 4000. 7.2's one flow at MTU 9000 under a 2 ms completion delay is bimodal: rounds of
+# 350 and of 930 Mbit/s in one run (3 runs of 7 rounds: 347-945; at 3000 us 148-930, at 4000
+# 156-713), so 7 rounds' interval could not always show the loss and diagnose said inconclusive
+# (1 of 14 sid runs, one flow 721 [539, 904] against 990): right for its data, wrong as a case.
+# Prompt at MTU 9000 on sid: one flow 966-978 of 981-985 in 3 runs.
+MTU9000_CASES="delay2000-mtu9000 delay4000-mtu9000"
+[ "${LAB_KERNEL:-stable}" = sid ] && MTU9000_CASES="prompt-mtu9000 delay4000-mtu9000"
 # LAB_DIAG_TXSIM_CASES picks cases while developing (empty: none); CI runs them all.
-TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt delay2000 delay4000 delay2000-mtu9000 delay4000-mtu9000 orphan next-xmit cqe netem}
+TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt delay2000 delay4000 $MTU9000_CASES orphan next-xmit cqe netem}
 if [ -z "$TXSIM_CASES" ]; then
 	:
 elif ip link show txsim0 >/dev/null 2>&1; then
@@ -80,7 +88,7 @@ elif ip link show txsim0 >/dev/null 2>&1; then
 		lab_unsplit
 		for c in $TXSIM_CASES; do
 			case $c in
-			prompt) check txsim-prompt "prompt-completion" ;;
+			prompt*) check "txsim-$c" "prompt-completion" ;;
 			delay*) check "txsim-$c" "delayed-completion" "${c:5:4}" ;;
 			orphan) check txsim-orphan "orphans-at-xmit" ;;
 			next-xmit) check txsim-next-xmit "completion-stalls" ;;
