@@ -1,5 +1,6 @@
 /* The probe command: options, effective configuration first, results in text or JSON. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,7 @@ static void print_config(const struct probe_cfg *c)
 	print_on_off(PRINT_ANY, "nodelay", ", nodelay %s", c->nodelay);
 	print_string(PRINT_ANY, "send", ", send %s", probe_send_name(c->send));
 	print_on_off(PRINT_ANY, "skip-rx-copy", ", skip-rx-copy %s", c->skip_rx_copy);
+	print_uint(PRINT_ANY, "rcvlowat", ", rcvlowat %" PRIu64, (uint64_t)probe_rcvlowat(c));
 	print_on_off(PRINT_ANY, "sample", ", sample %s", !c->no_sample);
 	print_string(PRINT_ANY, "cc", ", cc %s", c->cc[0] ? c->cc : "default");
 	print_int(PRINT_ANY, "cpu-local", ", cpu %d", c->cpu_local);
@@ -293,8 +295,10 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 	print_uint(PRINT_ANY, "local-sndbuf", "socket buffers at end: local sndbuf %u",
 		   r->local.sndbuf_end);
 	print_uint(PRINT_ANY, "local-rcvbuf", " rcvbuf %u", r->local.rcvbuf_end);
+	print_uint(PRINT_ANY, "local-rcvlowat", " rcvlowat %u", r->local.rcvlowat_end);
 	print_uint(PRINT_ANY, "remote-sndbuf", ", remote sndbuf %u", r->remote.sndbuf_end);
-	print_uint(PRINT_ANY, "remote-rcvbuf", " rcvbuf %u\n", r->remote.rcvbuf_end);
+	print_uint(PRINT_ANY, "remote-rcvbuf", " rcvbuf %u", r->remote.rcvbuf_end);
+	print_uint(PRINT_ANY, "remote-rcvlowat", " rcvlowat %u\n", r->remote.rcvlowat_end);
 	close_json_object();
 	open_json_object("cpu");
 	print_float(PRINT_ANY, "local-util-pct", "cpu: local %.1f%%", r->local.cpu_util);
@@ -350,6 +354,7 @@ enum {
 	O_BIND_DEV,
 	O_SEND,
 	O_SKIP_RX_COPY,
+	O_RCVLOWAT,
 	O_NO_SAMPLE
 };
 
@@ -369,6 +374,8 @@ static const struct cli_opt probe_opts[] = {
 	  "the bulk sender's path (default copy)" },
 	{ "skip-rx-copy", O_SKIP_RX_COPY, no_argument, NULL,
 	  "the bulk receiver discards data (MSG_TRUNC) instead of copying it" },
+	{ "rcvlowat", O_RCVLOWAT, required_argument, "B",
+	  "the bulk receiver wakes when B bytes wait (SO_RCVLOWAT; default 64K, 0 with --rcvbuf)" },
 	{ "no-sample", O_NO_SAMPLE, no_argument, NULL,
 	  "the bulk sender does not sample its queued bytes (to measure what sampling costs)" },
 	{ "cc", O_CC, required_argument, "NAME", "congestion control" },
@@ -448,6 +455,12 @@ static int probe_opt(void *ctx, int id, const char *v, char *err, size_t errlen)
 	case O_SKIP_RX_COPY:
 		cfg->skip_rx_copy = true;
 		break;
+	case O_RCVLOWAT:
+		if (parse_size(v, &u64) || u64 > PROBE_MAX_MSG)
+			what = "size (0..16M)";
+		else
+			cfg->rcvlowat = u64;
+		break;
 	case O_NO_SAMPLE:
 		cfg->no_sample = true;
 		break;
@@ -491,7 +504,7 @@ int probe_cmd_set(struct probe_cfg *cfg, const char *name, const char *value, ch
 					    "msg-size", "recv-size", "sndbuf", "rcvbuf",
 					    "nodelay",	"cc",	     "cpu",    "bind-dev",
 					    "peer",	"port",	     "send",   "skip-rx-copy",
-					    NULL };
+					    "rcvlowat", NULL };
 	size_t i, k;
 
 	for (k = 0; dims[k] && strcmp(dims[k], name); k++)

@@ -89,6 +89,15 @@ uint32_t probe_msg_size(const struct probe_cfg *c)
 	return c->test == PROBE_RR || c->test == PROBE_CRR ? 1 : 128u << 10;
 }
 
+int64_t probe_rcvlowat(const struct probe_cfg *c)
+{
+	if (c->test != PROBE_STREAM && c->test != PROBE_MAERTS)
+		return 0;
+	if (c->rcvlowat != PROBE_RCVLOWAT_AUTO)
+		return c->rcvlowat;
+	return c->rcvbuf ? 0 : PROBE_RCVLOWAT_DEFAULT;
+}
+
 void probe_cfg_init(struct probe_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -100,6 +109,7 @@ void probe_cfg_init(struct probe_cfg *c)
 	c->msg_size = 0; /* per test: see probe_msg_size() */
 	c->cpu_local = c->cpu_remote = -1;
 	c->iter_min = c->iter_max = 1;
+	c->rcvlowat = PROBE_RCVLOWAT_AUTO;
 	c->key_file = auth_key_file();
 }
 
@@ -287,6 +297,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	e.recv_size = cfg->recv_size;
 	e.send = cfg->send;
 	e.skip_rx_copy = cfg->skip_rx_copy;
+	e.rcvlowat = cfg->rcvlowat;
 	e.no_sample = cfg->no_sample;
 	e.cpu = cfg->cpu_local;
 	e.duration_s = cfg->duration_s;
@@ -318,6 +329,8 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 		json_object_set_new(m, "send", json_string(probe_send_name(cfg->send)));
 	if (cfg->skip_rx_copy)
 		json_object_set_new(m, "skip-rx-copy", json_true());
+	if (cfg->rcvlowat)
+		json_object_set_new(m, "rcvlowat", json_integer(cfg->rcvlowat));
 	if (cfg->no_sample)
 		json_object_set_new(m, "no-sample", json_true());
 	r = proto_send(ctl, m);
@@ -495,6 +508,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 	if (probe_cfg_check(cfg, res->err, sizeof(res->err)))
 		return -EINVAL;
 	cfg->msg_size = probe_msg_size(cfg);
+	cfg->rcvlowat = probe_rcvlowat(cfg);
 	/* netperf: -i alone means -I 99,5; -I alone means -i 10,3 */
 	if (cfg->iter_max > 1 && !cfg->conf_level) {
 		cfg->conf_level = 99;

@@ -249,7 +249,14 @@ static void *w_recv(struct eng_flow *f, char *buf, size_t len)
 {
 	/* MSG_TRUNC on TCP: the bytes are consumed and acknowledged, not copied */
 	int flags = f->e->skip_rx_copy ? MSG_TRUNC : 0;
+	/* Woken per skb, the receiver sleeps and is woken again by the sender's softirq: on
+	 * loopback and veth that wake-up is paid by the sender, the bottleneck (bench probe.sh) */
+	int lowat = f->e->rcvlowat < len ? (int)f->e->rcvlowat : (int)len;
 
+	if (lowat && setsockopt(f->fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)) < 0) {
+		fail(f, "SO_RCVLOWAT", errno);
+		return NULL;
+	}
 	for (;;) {
 		ssize_t n = recv(f->fd, buf, len, flags);
 
@@ -767,6 +774,9 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 		l = sizeof(v);
 		if (!getsockopt(e->fl[0].fd, SOL_SOCKET, SO_RCVBUF, &v, &l))
 			e->res.rcvbuf_end = v;
+		l = sizeof(v);
+		if (!getsockopt(e->fl[0].fd, SOL_SOCKET, SO_RCVLOWAT, &v, &l))
+			e->res.rcvlowat_end = v;
 	}
 	STORE(e->stop, 1);
 	return 0;
@@ -832,6 +842,7 @@ json_t *eng_result_msg(const struct eng *e)
 	json_object_set_new(m, "proc-cpu", json_real(s->proc_cpu));
 	json_object_set_new(m, "sndbuf-end", json_integer(s->sndbuf_end));
 	json_object_set_new(m, "rcvbuf-end", json_integer(s->rcvbuf_end));
+	json_object_set_new(m, "rcvlowat-end", json_integer(s->rcvlowat_end));
 	json_object_set_new(m, "bytes", b);
 	json_object_set_new(m, "trans", t);
 	if (s->ti.valid)
@@ -869,6 +880,7 @@ void eng_result_parse(json_t *m, struct probe_side *s)
 	s->proc_cpu = json_number_value(json_object_get(m, "proc-cpu"));
 	s->sndbuf_end = json_integer_value(json_object_get(m, "sndbuf-end"));
 	s->rcvbuf_end = json_integer_value(json_object_get(m, "rcvbuf-end"));
+	s->rcvlowat_end = json_integer_value(json_object_get(m, "rcvlowat-end")); /* 0 if absent */
 	a = json_object_get(m, "bytes");
 	json_array_foreach(a, i, v) if (i < PROBE_MAX_FLOWS) s->bytes[i] = json_integer_value(v);
 	a = json_object_get(m, "trans");

@@ -37,6 +37,9 @@ enum probe_send {
 	PROBE_SEND__N
 };
 
+#define PROBE_RCVLOWAT_AUTO    (-1)
+#define PROBE_RCVLOWAT_DEFAULT (64u << 10)
+
 struct probe_cfg {
 	const char *peer; /* host or address */
 	uint16_t port;	  /* control port of the peer */
@@ -49,8 +52,12 @@ struct probe_cfg {
 	bool nodelay;
 	enum probe_send send; /* the bulk sender's path, on whichever end sends */
 	bool skip_rx_copy;    /* the bulk receiver discards with MSG_TRUNC instead of copying */
-	bool no_sample;	      /* the bulk sender does not sample its queued bytes (SO_MEMINFO) */
-	char cc[16];	      /* "" : system default */
+	/* The bulk receiver's SO_RCVLOWAT: it wakes when this many bytes wait, not at every skb.
+	 * PROBE_RCVLOWAT_AUTO: PROBE_RCVLOWAT_DEFAULT when rcvbuf is autotuned, else off (a
+	 * locked small buffer would hold half its window unread); 0: off. */
+	int64_t rcvlowat;
+	bool no_sample; /* the bulk sender does not sample its queued bytes (SO_MEMINFO) */
+	char cc[16];	/* "" : system default */
 	int cpu_local, cpu_remote; /* -1: not pinned */
 	unsigned int iter_min, iter_max;
 	double conf_level, conf_width; /* e.g. 99 and 5 (%); level 0: no confidence loop */
@@ -110,6 +117,7 @@ struct probe_side { /* what one end measured in one iteration */
 	double cpu_util;		 /* system-wide busy %, all CPUs */
 	double proc_cpu;		 /* this process, % of one CPU */
 	uint32_t sndbuf_end, rcvbuf_end; /* SO_SNDBUF/SO_RCVBUF of flow 0 at the end */
+	uint32_t rcvlowat_end; /* its SO_RCVLOWAT as the kernel capped it (1: wakes per skb) */
 	uint64_t bytes[PROBE_MAX_FLOWS]; /* received (stream/maerts receiver) in the window */
 	uint64_t trans[PROBE_MAX_FLOWS]; /* transactions (rr/crr client) in the window */
 	/* MSG_ZEROCOPY sender, over the run (warmup included, read when its workers ended):
@@ -147,6 +155,8 @@ void probe_cfg_init(struct probe_cfg *cfg);
 /* Check ranges; one line in err. 0 or -EINVAL. */
 /* The message size a run uses: msg_size, else 128 KiB for stream/maerts, 1 for rr/crr. */
 uint32_t probe_msg_size(const struct probe_cfg *cfg);
+/* The bulk receiver's SO_RCVLOWAT a run uses (PROBE_RCVLOWAT_AUTO resolved); 0 for rr/crr. */
+int64_t probe_rcvlowat(const struct probe_cfg *cfg);
 int probe_cfg_check(const struct probe_cfg *cfg, char *err, size_t errlen);
 /* Run the whole measurement against an "ethtune serve" peer, including the confidence loop
  * (iter_max > 1 without a level implies 99,5; a level with iter_max 1 implies 3..10).

@@ -60,7 +60,8 @@ struct eng {
 	uint32_t recv_size; /* 0: max(msg_size, RECV_BUF_MIN) */
 	enum probe_send send;
 	bool skip_rx_copy;
-	bool no_sample; /* no SO_MEMINFO sampling on the sender (WMEM_GAP_*_MS apart) */
+	uint32_t rcvlowat; /* the bulk receiver's SO_RCVLOWAT, at most its recv() size; 0: off */
+	bool no_sample;	   /* no SO_MEMINFO sampling on the sender (WMEM_GAP_*_MS apart) */
 	int cpu;
 	double duration_s, warmup_s;
 	struct eng_sockopts so;

@@ -40,6 +40,17 @@ spp() {	# spp NS ADDR: sockperf ping-pong round trips per second
 		awk '{ printf "%.1f\n", $1 / $2 }' | grep . || echo 0
 }
 
+ctxt() { awk '$1 == "ctxt" {print $2}' /proc/stat; }
+m() {	# m VALUES CS CMD...: one round of CMD; its number to array VALUES, the context switches
+	# the whole machine made meanwhile (/proc/stat) to array CS: a receiver that sleeps and is
+	# woken per skb costs the sender a wake-up each, and the slower rounds are the ones that switch
+	local -n _v=$1 _c=$2
+	local c0
+	c0=$(ctxt)
+	_v+=("$("${@:3}")")
+	_c+=($(($(ctxt) - c0)))
+}
+
 lastnum() { awk '$1 ~ /^[0-9.]+$/ {v = $1} END {print v + 0}'; }
 nps() {	# nps NS ADDR: netperf TCP_STREAM Mbit/s, send and receive size MSG
 	ip netns exec "$1" "$NETPERF" -H "$2" -p 12865 -l $T -t TCP_STREAM -P 0 -f m -- \
@@ -66,6 +77,7 @@ neper() {	# neper NS SNS ADDR stream|rr: neper's throughput (Mbit/s, or transact
 
 bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() e=() f=() g=() h=() i x y np=
+	local as=() bs=() cs=() ds=() es=() fs=() gs=() hs=()
 	"$E" --netns $sns serve --bind $addr --port 12866 >/dev/null 2>&1 & local sp=$!
 	ip netns exec $sns iperf3 -s -p 5201 >/dev/null 2>&1 & local ip=$!
 	ip netns exec $sns sockperf sr --tcp -i $addr -p 11111 >/dev/null 2>&1 & local kp=$!
@@ -77,25 +89,26 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 		pe_wait_port $sns 12865
 	fi
 	for i in $(seq $ROUNDS); do
-		a+=("$(et $cns $addr --cc $CC --msg-size $MSG)")
-		b+=("$(ip3 $cns $addr)")
-		[ -n "$NETPERF" ] && e+=("$(nps $cns $addr)")
-		[ -n "$NEPER_S" ] && g+=("$(neper $cns $sns $addr stream)")
-		c+=("$(et $cns $addr --test rr --nodelay --msg-size $RRMSG)")
-		d+=("$(spp $cns $addr)")
-		[ -n "$NETPERF" ] && f+=("$(nprr $cns $addr)")
-		[ -n "$NEPER_S" ] && h+=("$(neper $cns $sns $addr rr)")
+		m a as et $cns $addr --cc $CC --msg-size $MSG
+		m b bs ip3 $cns $addr
+		[ -n "$NETPERF" ] && m e es nps $cns $addr
+		[ -n "$NEPER_S" ] && m g gs neper $cns $sns $addr stream
+		m c cs et $cns $addr --test rr --nodelay --msg-size $RRMSG
+		m d ds spp $cns $addr
+		[ -n "$NETPERF" ] && m f fs nprr $cns $addr
+		[ -n "$NEPER_S" ] && m h hs neper $cns $sns $addr rr
 	done
 	kill $sp $ip $kp $np 2>/dev/null; wait $sp $ip $kp $np 2>/dev/null
-	ref "$label" stream iperf3 "${a[*]}" "${b[*]}" Mbit/s
-	ref "$label" rr sockperf "${c[*]}" "${d[*]}" trans/s
-	ref "$label" stream netperf "${a[*]}" "${e[*]}" Mbit/s
-	ref "$label" stream neper "${a[*]}" "${g[*]}" Mbit/s
-	ref "$label" rr netperf "${c[*]}" "${f[*]}" trans/s
-	ref "$label" rr neper "${c[*]}" "${h[*]}" trans/s
+	ref "$label" stream iperf3 "${a[*]}" "${b[*]}" Mbit/s "${as[*]}" "${bs[*]}"
+	ref "$label" rr sockperf "${c[*]}" "${d[*]}" trans/s "${cs[*]}" "${ds[*]}"
+	ref "$label" stream netperf "${a[*]}" "${e[*]}" Mbit/s "${as[*]}" "${es[*]}"
+	ref "$label" stream neper "${a[*]}" "${g[*]}" Mbit/s "${as[*]}" "${gs[*]}"
+	ref "$label" rr netperf "${c[*]}" "${f[*]}" trans/s "${cs[*]}" "${fs[*]}"
+	ref "$label" rr neper "${c[*]}" "${h[*]}" trans/s "${cs[*]}" "${hs[*]}"
 }
 
-ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT: ethtune against one tool, round by round
+ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT ETHTUNE-CS TOOL-CS: ethtune against one
+	# tool, round by round, and the context switches of each round
 	local x y r lo hi cov n where
 	if [ -z "$5" ]; then
 		printf '%-9s %-6s vs %-8s: not present (tests/bench/build_refs.sh builds it)\n' "$1" "$2" "$3"
@@ -105,6 +118,7 @@ ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT: ethtune against o
 	printf '%-9s %-6s vs %-8s: ethtune %10.1f %s  %-8s %10.1f %s  ratio %s [%s, %s] (%s%%, %s rounds) >= 1.0: %s\n' \
 		"$1" "$2" "$3" "$x" "$6" "$3" "$y" "$6" "$r" "$lo" "$hi" "$cov" "$n" "$where"
 	echo "#   rounds: ethtune $4 / $3 $5"
+	echo "#   context switches a round (machine-wide): ethtune $7 / $3 $8"
 }
 
 echo "# probe bench: $ROUNDS interleaved rounds of $T s each; medians; ratio = ethtune / reference:" \

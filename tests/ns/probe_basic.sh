@@ -50,6 +50,20 @@ jcheck "stream --send sendfile: data flows, CPU per Gbit/s on both ends" \
 jcheck "maerts --skip-rx-copy (MSG_TRUNC here): data flows" \
 	"d['config']['skip-rx-copy'] is True and r['throughput-mbps'] > 0" \
 	--test maerts --skip-rx-copy --duration 1 --warmup 0.2
+# SO_RCVLOWAT on the bulk receiver: 64K by default, off with a locked --rcvbuf, as set with
+# --rcvlowat; the kernel's value read back on the receiving end (serve for stream, here for maerts).
+jcheck "stream: the receiver wakes at 64K by default (SO_RCVLOWAT read back on serve)" \
+	"d['config']['rcvlowat'] == 65536 and r['socket-buffers-end']['remote-rcvlowat'] == 65536 and r['socket-buffers-end']['local-rcvlowat'] == 1 and r['throughput-mbps'] > 0" \
+	--duration 1 --warmup 0.2
+jcheck "maerts --rcvlowat 16K: applied on this end's receiver" \
+	"d['config']['rcvlowat'] == 16384 and r['socket-buffers-end']['local-rcvlowat'] == 16384 and r['socket-buffers-end']['remote-rcvlowat'] == 1 and r['throughput-mbps'] > 0" \
+	--test maerts --rcvlowat 16K --duration 1 --warmup 0.2
+jcheck "stream --rcvbuf 256K: no SO_RCVLOWAT, so a locked buffer is not held half unread" \
+	"d['config']['rcvlowat'] == 0 and r['socket-buffers-end']['remote-rcvlowat'] == 1 and r['throughput-mbps'] > 0" \
+	--rcvbuf 256K --duration 1 --warmup 0.2
+jcheck "stream --rcvlowat 1M --recv-size 32K: capped at the recv() size" \
+	"d['config']['rcvlowat'] == 1048576 and r['socket-buffers-end']['remote-rcvlowat'] == 32768 and r['throughput-mbps'] > 0" \
+	--rcvlowat 1M --recv-size 32K --duration 1 --warmup 0.2
 jcheck "crr: transactions/s" "r['transactions-per-s'] > 0 and r['latency']['samples'] > 0" \
 	--test crr --msg-size 1 --duration 1 --warmup 0.2
 for rb in 8K 64K auto; do

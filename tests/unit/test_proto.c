@@ -90,6 +90,9 @@ static void test_malformed(void **state)
 	assert_int_equal(parse(SETUP(",\"send\":\"sendfile\"")), PM_SETUP);
 	assert_int_equal(parse(SETUP(",\"send\":\"splice\"")), -EPROTO);
 	assert_int_equal(parse(SETUP(",\"skip-rx-copy\":1")), -EPROTO);
+	assert_int_equal(parse(SETUP(",\"rcvlowat\":65536")), PM_SETUP);
+	assert_int_equal(parse(SETUP(",\"rcvlowat\":-1")), -EPROTO);
+	assert_int_equal(parse(SETUP(",\"rcvlowat\":16777217")), -EPROTO);
 	assert_int_equal(parse("{\"v\":3,\"type\":\"setup-ok\",\"data-port\":\"80\",\"cookie\":1}"),
 			 -EPROTO);
 	assert_non_null(strstr(err, "wrong type"));
