@@ -1,6 +1,7 @@
 /* sweep frags: one flow with order-0 against order-3 page frags (high_order_alloc_disable). */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,19 @@
 #define HOAD "net.core.high_order_alloc_disable"
 
 static const char *const setting_names[2] = { "order-3", "order-0" };
+
+/* Pocock (1977): the nominal two-sided level of each of K equally spaced looks at the data for 5%
+ * overall, K = 1..4 */
+static const double pocock_p[FRAG_MAX_LOOKS] = { 0.05, 0.0294, 0.0221, 0.0182 };
+
+/* Is the sweep's data looked at before pass rep (0-based; rep passes done)? */
+static bool look_before(const struct frag_sweep *s, unsigned int rep)
+{
+	if (rep == s->max_passes)
+		return true;
+	return rep >= FRAG_REPS_MIN && rep < s->max_passes &&
+	       !((rep - FRAG_REPS_MIN) % FRAG_LOOK_STEP);
+}
 
 /* The mean frag size of one traced window (NaN without frags): a bin's middle stands for its
  * skbs, [2^b, 2^(b+1)). */
@@ -122,35 +136,39 @@ static unsigned int finite_of(const double *v, unsigned int n, double *out)
 	return m;
 }
 
-/* Point a against point b: Welch's p of each measure; the cheaper by fewer CPU per Gbit/s
- * where that differs, else by more throughput; none unless the difference is significant. */
-static void compare(const struct frag_point *a, const struct frag_point *b, struct frag_cmp *c)
+/* Point a against point b, pass by pass: a pass runs the two close together, so what drifts
+ * between passes (the host's load, under an emulator) cancels out of each difference. The
+ * paired p of each measure; the cheaper by fewer CPU per Gbit/s where that differs, else by
+ * more throughput; none unless the difference is significant. */
+static void compare(const struct frag_point *a, const struct frag_point *b, double sig_p,
+		    struct frag_cmp *c)
 {
-	double x[FRAG_REPS], y[FRAG_REPS];
-	unsigned int nx, ny;
+	unsigned int n = a->n < b->n ? a->n : b->n;
 
-	c->p_mbps = stats_welch_p(a->rep_mbps, a->n, b->rep_mbps, b->n);
-	nx = finite_of(a->rep_cpu, a->n, x);
-	ny = finite_of(b->rep_cpu, b->n, y);
-	c->p_cpu = stats_welch_p(x, nx, y, ny);
-	nx = finite_of(a->rep_frags, a->n, x);
-	ny = finite_of(b->rep_frags, b->n, y);
-	c->p_frags = nx && ny ? stats_welch_p(x, nx, y, ny) : NAN;
+	c->p_mbps = stats_paired_p(a->rep_mbps, b->rep_mbps, n);
+	c->p_cpu = stats_paired_p(a->rep_cpu, b->rep_cpu, n);
+	c->p_frags = NAN;
+	if (!isnan(stats_mean_finite(a->rep_frags, n)) &&
+	    !isnan(stats_mean_finite(b->rep_frags, n)))
+		c->p_frags = stats_paired_p(a->rep_frags, b->rep_frags, n);
 	c->cheaper = -1;
 	c->cheaper_by = NULL;
-	if (c->p_cpu < SIG_P) {
+	if (c->p_cpu < sig_p) {
 		c->cheaper = a->cpu.mean <= b->cpu.mean ? 0 : 1;
 		c->cheaper_by = "sender CPU per Gbit/s";
-	} else if (c->p_mbps < SIG_P) {
+	} else if (c->p_mbps < sig_p) {
 		c->cheaper = a->mbps.mean >= b->mbps.mean ? 0 : 1;
 		c->cheaper_by = "throughput";
 	}
 }
 
-static void judge(struct frag_sweep *s)
+/* Intervals and comparisons of what is measured so far; true when every comparison names the
+ * cheaper setting. */
+static bool judge(struct frag_sweep *s)
 {
-	double a[FRAG_REPS];
+	double a[FRAG_REPS_MAX];
 	unsigned int i, g, na;
+	bool decided = true;
 
 	for (i = 0; i < 2 * s->ngroups; i++) {
 		struct frag_point *p = &s->p[i];
@@ -164,10 +182,14 @@ static void judge(struct frag_sweep *s)
 		p->compl_p50_us = stats_mean_finite(p->rep_p50, p->n);
 	}
 	for (g = 0; g < s->ngroups; g++) {
-		compare(&s->p[2 * g], &s->p[2 * g + 1], &s->order[g]);
-		if (g)
-			compare(&s->p[0], &s->p[2 * g], &s->gso[g]);
+		compare(&s->p[2 * g], &s->p[2 * g + 1], s->sig_p, &s->order[g]);
+		decided &= s->order[g].cheaper >= 0;
+		if (g) {
+			compare(&s->p[0], &s->p[2 * g], s->sig_p, &s->gso[g]);
+			decided &= s->gso[g].cheaper >= 0;
+		}
 	}
+	return decided;
 }
 
 int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct frag_sweep *s,
@@ -193,6 +215,10 @@ int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct
 	s->before = atoi(buf);
 	s->spec = *spec;
 	s->ngroups = 1 + spec->n;
+	s->max_passes = o->reps ? o->reps : FRAG_REPS_MAX;
+	for (rep = 1; rep <= s->max_passes; rep++)
+		s->looks += look_before(s, rep);
+	s->sig_p = pocock_p[s->looks - 1];
 	l = calloc(1, sizeof(*l));
 	ret = l ? link_get_dev(o->dev, l) : -ENOMEM;
 	if (!ret) {
@@ -216,24 +242,29 @@ int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct
 		et_warn("sweep frags: txlat: %s; frags per skb n/a", why);
 		tl = NULL;
 	}
-	/* forward, backward, forward, ...: ABBA over all points, so a drift hits each alike */
+	/* forward, backward, forward, ...: ABBA over all points, so a drift hits each alike;
+	 * until a look finds every comparison decided */
 	n = 2 * s->ngroups;
-	for (rep = 0; rep < FRAG_REPS && !ret; rep++)
+	for (rep = 0; rep < s->max_passes && !ret; rep++) {
+		if (rep && look_before(s, rep) && judge(s))
+			break;
 		for (j = 0; j < n && !ret; j++) {
 			unsigned int i = rep % 2 ? n - 1 - j : j;
 			char what[64];
 
 			snprintf(what, sizeof(what), "%s%s%s", setting_names[i % 2],
 				 i / 2 ? " " : "", i / 2 ? s->spec.g[i / 2 - 1].key : "");
-			sweep_progress(o, rep * n + j + 1, FRAG_REPS * n, what);
+			sweep_progress(o, rep * n + j + 1, s->max_passes * n, what);
 			ret = frag_point(o, tl, s, i, cur, err, errlen);
 		}
+	}
 	sweep_progress_done(o);
 	txlat_close(tl);
 	undo_temp_end();
 	if (ret)
 		return ret;
 	s->have_txlat = !isnan(stats_mean_finite(s->p[0].rep_frags, s->p[0].n));
+	s->passes = s->p[0].n;
 	judge(s);
 	s->elapsed_s = et_now_s() - t0;
 	return 0;
@@ -241,7 +272,7 @@ int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct
 
 static void print_cmp(const struct frag_cmp *c, const char *const names[2])
 {
-	print_text("  test: Welch's t-test, p < %.2f significant:", SIG_P);
+	print_text("  test: paired t over the passes:");
 	if (!isnan(c->p_frags))
 		print_float(PRINT_ANY, "frags-p", " frags per skb p %.3f,", c->p_frags);
 	print_float(PRINT_ANY, "mbps-p", " throughput p %.3f,", c->p_mbps);
@@ -291,7 +322,12 @@ void sweep_frags_print(const struct frag_sweep *s)
 	print_uint(PRINT_ANY, "gso-max-size-before", "gso-max-size %llu", s->gso_size0);
 	print_uint(PRINT_ANY, "gso-max-segs-before", ", gso-max-segs %llu (the device's own)\n",
 		   s->gso_segs0);
-	print_text("one flow, %d interleaved runs each (mean [95%% t interval]):\n", FRAG_REPS);
+	print_uint(PRINT_ANY, "passes", "one flow, %llu interleaved passes", s->passes);
+	print_uint(PRINT_ANY, "max-passes", " of %llu", s->max_passes);
+	print_uint(PRINT_JSON, "looks", NULL, s->looks);
+	print_text(" (%u look%s", s->looks, s->looks > 1 ? "s" : "");
+	print_float(PRINT_ANY, "sig-p", " at p < %.4f, Pocock's level for 5%% overall;", s->sig_p);
+	print_text(" mean [95%% t interval]):\n");
 	open_json_array(PRINT_JSON, "points");
 	print_point(&s->p[0], 0);
 	print_point(&s->p[1], 1);

@@ -302,11 +302,18 @@ static void print_results(const struct probe_cfg *c, const struct probe_result *
 	close_json_object();
 	open_json_object("cpu");
 	print_float(PRINT_ANY, "local-util-pct", "cpu: local %.1f%%", r->local.cpu_util);
-	print_float(PRINT_ANY, "local-process-pct", " (process %.1f%% of a CPU)",
+	print_float(PRINT_ANY, "local-process-pct", " (process %.1f%% of a CPU,",
 		    r->local.proc_cpu);
+	print_float(PRINT_ANY, "local-control-pct", " its control thread %.2f%%)",
+		    r->local.ctl_cpu);
 	print_float(PRINT_ANY, "remote-util-pct", ", remote %.1f%%", r->remote.cpu_util);
-	print_float(PRINT_ANY, "remote-process-pct", " (process %.1f%% of a CPU)\n",
+	print_float(PRINT_ANY, "remote-process-pct", " (process %.1f%% of a CPU",
 		    r->remote.proc_cpu);
+	if (isnan(r->remote.ctl_cpu))
+		print_text(")\n");
+	else
+		print_float(PRINT_ANY, "remote-control-pct", ", its control thread %.2f%%)\n",
+			    r->remote.ctl_cpu);
 	if (bulk && r->mbps > 0) {
 		/* what each end's process spends per Gbit/s carried: the modes' cost */
 		print_float(PRINT_ANY, "local-process-pct-per-gbit",

@@ -174,6 +174,11 @@ int cmd_sweep(int argc, char **argv)
 		return cli_usage_err(&cli_sweep, "%s: unknown option '%s'", what, a.coal_only);
 	if (strcmp(what, "frags") && a.frag_only)
 		return cli_usage_err(&cli_sweep, "%s: unknown option '%s'", what, a.frag_only);
+	if (!strcmp(what, "frags") && op->reps == 1)
+		return cli_usage_err(&cli_sweep,
+				     "frags: --reps 1 leaves no pair of runs to compare "
+				     "(2-%d passes)",
+				     COAL_MAX_REPS);
 	ret = sweep_cmd_dev(&cli_sweep, op, argc, argv, 2);
 	if (ret)
 		return ret;

@@ -517,12 +517,14 @@ int eng_start(struct eng *e, char *err, size_t errlen)
 
 struct cpu_snap {
 	uint64_t busy, total, proc_us;
+	uint64_t thread_ns; /* the calling thread's: the one that waits, samples and reports */
 };
 
 static void cpu_snap(struct cpu_snap *s)
 {
 	unsigned long long v[10] = { 0 };
 	struct rusage ru;
+	struct timespec ts;
 	FILE *f = fopen("/proc/stat", "r");
 	int i;
 
@@ -539,6 +541,9 @@ static void cpu_snap(struct cpu_snap *s)
 	getrusage(RUSAGE_SELF, &ru);
 	s->proc_us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000ULL + ru.ru_utime.tv_usec +
 		     ru.ru_stime.tv_usec;
+	s->thread_ns = 0;
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		s->thread_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static void ti_read(int fd, struct tcp_info *ti)
@@ -734,6 +739,7 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 	if (cb.total > ca.total)
 		e->res.cpu_util = 100.0 * (cb.busy - ca.busy) / (cb.total - ca.total);
 	e->res.proc_cpu = (cb.proc_us - ca.proc_us) / 1e4 / e->res.elapsed_s;
+	e->res.ctl_cpu = (cb.thread_ns - ca.thread_ns) / 1e7 / e->res.elapsed_s;
 	for (i = 0; i < e->flows; i++) {
 		struct eng_flow *f = &e->fl[i];
 
@@ -840,6 +846,7 @@ json_t *eng_result_msg(const struct eng *e)
 	json_object_set_new(m, "elapsed-ns", json_integer((json_int_t)(s->elapsed_s * 1e9)));
 	json_object_set_new(m, "cpu-util", json_real(s->cpu_util));
 	json_object_set_new(m, "proc-cpu", json_real(s->proc_cpu));
+	json_object_set_new(m, "ctl-cpu", json_real(s->ctl_cpu));
 	json_object_set_new(m, "sndbuf-end", json_integer(s->sndbuf_end));
 	json_object_set_new(m, "rcvbuf-end", json_integer(s->rcvbuf_end));
 	json_object_set_new(m, "rcvlowat-end", json_integer(s->rcvlowat_end));
@@ -878,6 +885,9 @@ void eng_result_parse(json_t *m, struct probe_side *s)
 	s->elapsed_s = json_integer_value(json_object_get(m, "elapsed-ns")) / 1e9;
 	s->cpu_util = json_number_value(json_object_get(m, "cpu-util"));
 	s->proc_cpu = json_number_value(json_object_get(m, "proc-cpu"));
+	/* NaN from a peer that does not send it */
+	v = json_object_get(m, "ctl-cpu");
+	s->ctl_cpu = v ? json_number_value(v) : NAN;
 	s->sndbuf_end = json_integer_value(json_object_get(m, "sndbuf-end"));
 	s->rcvbuf_end = json_integer_value(json_object_get(m, "rcvbuf-end"));
 	s->rcvlowat_end = json_integer_value(json_object_get(m, "rcvlowat-end")); /* 0 if absent */

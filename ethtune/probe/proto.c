@@ -60,6 +60,7 @@ static const struct field f_none[] = { { NULL } };
 static const struct field f_result[] = { { "elapsed-ns", F_INT, true, 0, INT64_MAX },
 					 { "cpu-util", F_REAL, true },
 					 { "proc-cpu", F_REAL, true },
+					 { "ctl-cpu", F_REAL, false },
 					 { "sndbuf-end", F_INT, true, 0, UINT32_MAX },
 					 { "rcvbuf-end", F_INT, true, 0, UINT32_MAX },
 					 { "rcvlowat-end", F_INT, false, 0, UINT32_MAX },

@@ -152,6 +152,29 @@ double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned
 	return 2 * (1 - t_cdf(t, df < 1 ? 1 : (unsigned int)df));
 }
 
+double stats_paired_p(const double *a, const double *b, unsigned int n)
+{
+	double m = 0, v = 0, t;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(a[i]) && !isnan(b[i])) {
+			m += a[i] - b[i];
+			k++;
+		}
+	if (k < 2)
+		return 1;
+	m /= k;
+	for (i = 0; i < n; i++)
+		if (!isnan(a[i]) && !isnan(b[i]))
+			v += (a[i] - b[i] - m) * (a[i] - b[i] - m);
+	v /= k - 1;
+	if (v <= 0)
+		return m == 0 ? 1 : 0;
+	t = fabs(m) / sqrt(v / k);
+	return 2 * (1 - t_cdf(t, k - 1));
+}
+
 void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
 {
 	const double z = 1.959964;

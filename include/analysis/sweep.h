@@ -131,9 +131,16 @@ struct coal_spec {
 };
 
 /* sweep frags: one flow with order-3 page frags (high_order_alloc_disable 0) against order-0
- * (1), FRAG_REPS interleaved runs each, traced with txlat for the frags per skb; optionally
- * crossed with gso-max-segs and gso-max-size values of the device (each a group of both). */
-#define FRAG_REPS	4
+ * (1) in interleaved passes, traced with txlat for the frags per skb; optionally crossed with
+ * gso-max-segs and gso-max-size values of the device (each a group of both). The passes go on
+ * until every comparison is significant: a look after FRAG_REPS_MIN passes and after every
+ * FRAG_LOOK_STEP more, and one at the last (FRAG_REPS_MAX, or --reps), each testing at Pocock's
+ * level for that many looks, so that looking again does not raise the 5% chance of a false
+ * finding. */
+#define FRAG_REPS_MIN	4
+#define FRAG_REPS_MAX	10
+#define FRAG_LOOK_STEP	2
+#define FRAG_MAX_LOOKS	((FRAG_REPS_MAX - FRAG_REPS_MIN) / FRAG_LOOK_STEP + 1)
 #define FRAG_MAX_GSO	3
 #define FRAG_MAX_POINTS (2 * (1 + FRAG_MAX_GSO))
 
@@ -147,14 +154,14 @@ struct frag_spec {
 
 struct frag_point {
 	unsigned int n;
-	double rep_mbps[FRAG_REPS], rep_cpu[FRAG_REPS], rep_frags[FRAG_REPS];
-	double rep_bytes[FRAG_REPS], rep_p50[FRAG_REPS];
-	struct et_ci mbps, cpu, frags; /* cpu: the sender's process, % of a CPU per Gbit/s */
+	double rep_mbps[FRAG_REPS_MAX], rep_cpu[FRAG_REPS_MAX], rep_frags[FRAG_REPS_MAX];
+	double rep_bytes[FRAG_REPS_MAX], rep_p50[FRAG_REPS_MAX];
+	struct et_ci mbps, cpu, frags;	     /* cpu: the sender's process, % of a CPU per Gbit/s */
 	double bytes_per_frag, compl_p50_us; /* means; NaN without txlat */
 };
 
-/* One comparison of two points by Welch's t-test: p-values, and the cheaper one where
- * significant (0: the first, 1: the second, -1: neither), by what. */
+/* One comparison of two points by the paired t-test over the passes: p-values, and the cheaper
+ * one where significant (0: the first, 1: the second, -1: neither), by what. */
 struct frag_cmp {
 	double p_mbps, p_cpu, p_frags; /* p_frags NaN: no txlat */
 	int cheaper;
@@ -162,15 +169,19 @@ struct frag_cmp {
 };
 
 struct frag_sweep {
-	unsigned int before; /* high_order_alloc_disable before (put back) */
-	bool have_txlat;     /* frags per skb measured */
-	unsigned int ngroups; /* 1 + the gso values: group 0 is the device as it was */
+	unsigned int before;	       /* high_order_alloc_disable before (put back) */
+	bool have_txlat;	       /* frags per skb measured */
+	unsigned int ngroups;	       /* 1 + the gso values: group 0 is the device as it was */
 	uint64_t gso_size0, gso_segs0; /* the device's own, put back */
 	struct frag_spec spec;
 	/* point 2g + k: group g, high_order_alloc_disable k (0 order-3, 1 order-0) */
 	struct frag_point p[FRAG_MAX_POINTS];
 	struct frag_cmp order[1 + FRAG_MAX_GSO]; /* per group: order-3 against order-0 */
 	struct frag_cmp gso[1 + FRAG_MAX_GSO];	 /* group g >= 1 against 0, both at order-3 */
+	unsigned int passes;			 /* interleaved passes run */
+	unsigned int max_passes;		 /* FRAG_REPS_MAX, or --reps */
+	unsigned int looks;			 /* planned looks at the data: 1..FRAG_MAX_LOOKS */
+	double sig_p; /* each look's level: Pocock's for that many, 5% overall */
 	double elapsed_s;
 };
 

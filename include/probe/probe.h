@@ -114,8 +114,11 @@ struct probe_devstats {
 
 struct probe_side { /* what one end measured in one iteration */
 	double elapsed_s;
-	double cpu_util;		 /* system-wide busy %, all CPUs */
-	double proc_cpu;		 /* this process, % of one CPU */
+	double cpu_util; /* system-wide busy %, all CPUs */
+	double proc_cpu; /* this process, % of one CPU */
+	/* its control thread, % of one CPU: the waiting, the sampling (SO_MEMINFO) and the
+	 * progress line, the measurement's own cost */
+	double ctl_cpu;
 	uint32_t sndbuf_end, rcvbuf_end; /* SO_SNDBUF/SO_RCVBUF of flow 0 at the end */
 	uint32_t rcvlowat_end; /* its SO_RCVLOWAT as the kernel capped it (1: wakes per skb) */
 	uint64_t bytes[PROBE_MAX_FLOWS]; /* received (stream/maerts receiver) in the window */

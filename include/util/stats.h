@@ -1,4 +1,5 @@
-/* Statistics all layers share: Student t, mean intervals, Welch, Wilson, quantiles, histograms. */
+/* Statistics all layers share: Student t, mean intervals, Welch, paired t, Wilson, quantiles,
+ * histograms. */
 #ifndef ETHTUNE_UTIL_STATS_H
 #define ETHTUNE_UTIL_STATS_H
 
@@ -19,6 +20,9 @@ double stats_mean_finite(const double *v, unsigned int n);
 /* Welch's unequal-variance t-test: two-sided p-value for "the means of a and b differ"
  * (df by Welch-Satterthwaite, rounded down). 1 when either sample has fewer than 2 values. */
 double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned int nb);
+/* Paired t-test: two-sided p-value for "the mean of a[i] - b[i] is not 0", over the pairs
+ * where neither is NaN (df: pairs - 1). 1 with fewer than 2 pairs. */
+double stats_paired_p(const double *a, const double *b, unsigned int n);
 /* Wilson score interval at 95% for k successes of n. */
 void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi);
 

@@ -50,6 +50,10 @@ jcheck "stream --send sendfile: data flows, CPU per Gbit/s on both ends" \
 jcheck "maerts --skip-rx-copy (MSG_TRUNC here): data flows" \
 	"d['config']['skip-rx-copy'] is True and r['throughput-mbps'] > 0" \
 	--test maerts --skip-rx-copy --duration 1 --warmup 0.2
+# The measurement's own cost: each end's control thread (the sampler's), within its process.
+jcheck "stream: each end reports its control thread's CPU, a part of its process's" \
+	"0 < r['cpu']['local-control-pct'] <= r['cpu']['local-process-pct'] + 1 and 0 < r['cpu']['remote-control-pct'] <= r['cpu']['remote-process-pct'] + 1" \
+	--duration 1 --warmup 0.2
 # SO_RCVLOWAT on the bulk receiver: 64K by default, off with a locked --rcvbuf, as set with
 # --rcvlowat; the kernel's value read back on the receiving end (serve for stream, here for maerts).
 jcheck "stream: the receiver wakes at 64K by default (SO_RCVLOWAT read back on serve)" \

@@ -1,5 +1,5 @@
-/* Statistics behind verdicts: t intervals, Welch's test, Wilson intervals, the median's interval.
- */
+/* Statistics behind verdicts: t intervals, Welch's and the paired t-test, Wilson intervals, the
+ * median's interval. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +41,22 @@ static void test_welch(void **state)
 	assert_true(stats_welch_p(a, 1, b, 5) == 1);
 }
 
+static void test_paired(void **state)
+{
+	/* a shift of 1 that drifts with the pass: Welch sees the drift, the pairs do not */
+	const double a[] = { 11, 21, 31, 40.5 }, b[] = { 10, 20, 30, 40 };
+	const double nan_a[] = { 11, NAN, 21, 31, 40.5 }, nan_b[] = { 10, 5, 20, 30, 40 };
+	const double same[] = { 1, 2, 3, 4 };
+
+	/* differences 1, 1, 1, 0.5: t = 7 with 3 df, p = 0.00599 (closed form for 3 df) */
+	assert_true(fabs(stats_paired_p(a, b, 4) - 0.005986) < 1e-4);
+	assert_true(stats_welch_p(a, 4, b, 4) > 0.9);
+	/* a pair with a NaN is left out, not the run */
+	assert_true(fabs(stats_paired_p(nan_a, nan_b, 5) - 0.005986) < 1e-4);
+	assert_true(stats_paired_p(same, same, 4) == 1);
+	assert_true(stats_paired_p(a, b, 1) == 1);
+}
+
 static void test_wilson(void **state)
 {
 	double lo, hi;
@@ -58,6 +74,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mean_ci),
 		cmocka_unit_test(test_welch),
+		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_wilson),
 	};
 

@@ -6,6 +6,9 @@ distribution-free interval (sign-test order statistics), for the benches' side-b
 prints: median lo hi coverage-pct n above|below|straddles|too-few-rounds median-A median-B
 (the first five "nan", where "n/a", under 2 pairs). A round whose A or B is not a positive number
 is left out of the pairs (and counted out of n) and of the medians.
+
+  paired.py --diff "A1 A2 ..." "B1 B2 ..." BOUND
+the same for the per-round differences B - A (a cost added by B), where A and B may be 0.
 """
 import math
 import statistics
@@ -35,10 +38,16 @@ def interval(r):
 
 
 def main():
-    a, b = nums(sys.argv[1]), nums(sys.argv[2])
-    bound = float(sys.argv[3])
-    ok = [(x, y) for x, y in zip(a, b) if x > 0 and y > 0]
-    r = sorted(y / x for x, y in ok)
+    diff = sys.argv[1] == "--diff"
+    args = sys.argv[2:] if diff else sys.argv[1:]
+    a, b = nums(args[0]), nums(args[1])
+    bound = float(args[2])
+    if diff:
+        ok = [(x, y) for x, y in zip(a, b) if x >= 0 and y >= 0]
+        r = sorted(y - x for x, y in ok)
+    else:
+        ok = [(x, y) for x, y in zip(a, b) if x > 0 and y > 0]
+        r = sorted(y / x for x, y in ok)
     med = lambda v: f"{statistics.median(v):.2f}" if v else "nan"
     tail = f"{med([x for x, _ in ok])} {med([y for _, y in ok])}"
     if len(r) < 2:
