@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <string.h>
 #include <jansson.h>
 
 #include "out/json_print.h"
@@ -167,14 +168,59 @@ void print_string(enum output_type t, const char *key, const char *fmt, const ch
 	PRINT_BODY(json_string(value ? value : ""));
 }
 
+/*
+ * The value of print_uint() and print_int() is 64 bits wide whatever the caller's format says:
+ * its first integer conversion is given the "ll" length ("%u" prints as "%llu", "%8lu" as
+ * "%8llu"), so that "%u" cannot print the low half of a counter past 2^32. A format with no
+ * integer conversion, or too long to rewrite, is used as it is.
+ */
+static const char *fmt_ll(const char *fmt, char *out, size_t n)
+{
+	const char *p = fmt;
+	size_t i = 0, head;
+
+	if (!fmt)
+		return NULL;
+	while (*p && !(p[0] == '%' && p[1] != '%'))
+		p += (p[0] == '%') ? 2 : 1;
+	if (!*p)
+		return fmt;
+	p++;
+	p += strspn(p, "-+ #0123456789.*");
+	head = (size_t)(p - fmt);
+	p += strspn(p, "hljztLq");
+	if (!*p || !strchr("diouxX", *p) || head + 2 + strlen(p) + 1 > n)
+		return fmt;
+	memcpy(out, fmt, head);
+	i = head;
+	out[i++] = 'l';
+	out[i++] = 'l';
+	strcpy(out + i, p);
+	return out;
+}
+
 void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t value)
 {
-	PRINT_BODY(json_integer((json_int_t)value));
+	char buf[256];
+	unsigned long long v = value;
+
+	fmt = fmt_ll(fmt, buf, sizeof(buf));
+	if (json_tree && (t & PRINT_JSON))
+		jput(key, json_integer((json_int_t)value));
+	if (!json_mode && (t & PRINT_FP) && fmt)
+		printf(fmt, v);
 }
 
 void print_int(enum output_type t, const char *key, const char *fmt, int64_t value)
 {
-	PRINT_BODY(json_integer((json_int_t)value));
+	char buf[256];
+	long long v = value;
+
+	fmt = fmt_ll(fmt, buf, sizeof(buf));
+	if (json_tree && (t & PRINT_JSON))
+		jput(key, json_integer((json_int_t)value));
+	if (!json_mode && (t & PRINT_FP) && fmt)
+		printf(fmt, v);
 }
 
 void print_float(enum output_type t, const char *key, const char *fmt, double value)

@@ -4,8 +4,8 @@
 # sockperf ping-pong (same message size), and vs netperf (TCP_STREAM -m/-M, TCP_RR -r) and neper
 # (tcp_stream -B, tcp_rr -Q/-R) where present (on PATH or in build/refs/bin: tests/bench/
 # build_refs.sh builds them from local checkouts), on loopback and on a veth pair between two
-# namespaces. Prints medians and ratios ethtune/reference (target >= 1.0). BENCH_ROUNDS,
-# BENCH_SECONDS.
+# namespaces; RR with both ends on one CPU (BENCH_RR_CPU). Prints medians and ratios
+# ethtune/reference (target >= 1.0). BENCH_ROUNDS, BENCH_SECONDS.
 set -u
 . "$(dirname "$0")/../lib/probe_env.sh"
 trap pe_cleanup EXIT
@@ -14,6 +14,12 @@ T=${BENCH_SECONDS:-3}
 MSG=${BENCH_MSG:-128K}
 RRMSG=${BENCH_RR_MSG:-14}
 CC=${BENCH_CC:-cubic}
+# RR runs both ends of every tool on this one CPU (BENCH_RR_CPU= for the scheduler's choice): a
+# transaction then costs each tool its own syscalls and switches, where two vCPUs of this guest
+# wake each other through the hypervisor and spread one tool's rounds from 27 to 34 thousand/s
+RRCPU=${BENCH_RR_CPU-0}
+PIN=()
+[ -n "$RRCPU" ] && PIN=(taskset -c "$RRCPU")
 if [ "$(id -u)" -ne 0 ] || ! pe_setup bench; then echo "# SKIP: needs root and namespaces"; exit 0; fi
 for t in iperf3 sockperf; do command -v $t >/dev/null || { echo "# SKIP: $t not installed"; exit 0; }; done
 PATH=$PATH:$(cd "$(dirname "$0")/../.." && pwd)/${O:-build}/refs/bin
@@ -35,7 +41,7 @@ ip3() {	# ip3 NS ADDR: iperf3 receiver Mbit/s
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6)' 2>/dev/null || echo 0
 }
 spp() {	# spp NS ADDR: sockperf ping-pong round trips per second
-	ip netns exec "$1" sockperf pp --tcp -i "$2" -p 11111 -t $T -m $RRMSG 2>&1 |
+	"${PIN[@]}" ip netns exec "$1" sockperf pp --tcp -i "$2" -p 11111 -t $T -m $RRMSG 2>&1 |
 		sed -n 's/.*Valid Duration\] RunTime=\([0-9.]*\) sec; SentMessages=[0-9]*; ReceivedMessages=\([0-9]*\).*/\2 \1/p' |
 		awk '{ printf "%.1f\n", $1 / $2 }' | grep . || echo 0
 }
@@ -57,19 +63,19 @@ nps() {	# nps NS ADDR: netperf TCP_STREAM Mbit/s, send and receive size MSG
 		-m $MSG -M $MSG -K $CC -o THROUGHPUT 2>/dev/null | lastnum
 }
 nprr() {	# nprr NS ADDR: netperf TCP_RR transactions/s, RRMSG each way, TCP_NODELAY
-	ip netns exec "$1" "$NETPERF" -H "$2" -p 12865 -l $T -t TCP_RR -P 0 -- \
+	"${PIN[@]}" ip netns exec "$1" "$NETPERF" -H "$2" -p 12868 -l $T -t TCP_RR -P 0 -- \
 		-r $RRMSG,$RRMSG -D -o THROUGHPUT 2>/dev/null | lastnum
 }
 neper() {	# neper NS SNS ADDR stream|rr: neper's throughput (Mbit/s, or transactions/s)
 	# tcp_stream counts the bytes it reads: the server (the receiver) reports the stream's
 	# throughput, the sending client none; tcp_rr's client reports its transactions
 	local bin=$NEPER_S args=(-B "$(numfmt --from=iec "$MSG")" --congestion-control $CC --logtostderr) sp
-	local so=$BENCH_TMP/neper-server.out co=$BENCH_TMP/neper-client.out
-	[ "$4" = rr ] && bin=$NEPER_R args=(-Q $RRMSG -R $RRMSG --no-delay --logtostderr)
-	ip netns exec "$2" "$bin" -C 12870 -P 12871 -l $((T + 1)) "${args[@]}" >"$so" 2>&1 &
+	local so=$BENCH_TMP/neper-server.out co=$BENCH_TMP/neper-client.out pin=()
+	[ "$4" = rr ] && bin=$NEPER_R args=(-Q $RRMSG -R $RRMSG --no-delay --logtostderr) pin=("${PIN[@]}")
+	"${pin[@]}" ip netns exec "$2" "$bin" -C 12870 -P 12871 -l $((T + 1)) "${args[@]}" >"$so" 2>&1 &
 	sp=$!
 	pe_wait_port "$2" 12870
-	ip netns exec "$1" "$bin" -c -H "$3" -C 12870 -P 12871 -l $T "${args[@]}" >"$co" 2>&1
+	"${pin[@]}" ip netns exec "$1" "$bin" -c -H "$3" -C 12870 -P 12871 -l $T "${args[@]}" >"$co" 2>&1
 	wait $sp 2>/dev/null
 	[ "$4" = rr ] && so=$co
 	sed -n 's/^throughput=//p' "$so" | lastnum
@@ -80,20 +86,23 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	local as=() bs=() cs=() ds=() es=() fs=() gs=() hs=()
 	"$E" --netns $sns serve --bind $addr --port 12866 >/dev/null 2>&1 & local sp=$!
 	ip netns exec $sns iperf3 -s -p 5201 >/dev/null 2>&1 & local ip=$!
-	ip netns exec $sns sockperf sr --tcp -i $addr -p 11111 >/dev/null 2>&1 & local kp=$!
+	"${PIN[@]}" ip netns exec $sns sockperf sr --tcp -i $addr -p 11111 >/dev/null 2>&1 & local kp=$!
 	PE_PIDS="$PE_PIDS $sp $ip $kp"
 	pe_wait_port $sns 12866; pe_wait_port $sns 5201; pe_wait_port $sns 11111
 	if [ -n "$NETPERF" ]; then
 		ip netns exec $sns "$NETSERVER" -D -p 12865 -L $addr >/dev/null 2>&1 & np=$!
+		# RR's own netserver: its data connections' processes inherit the placement
+		"${PIN[@]}" ip netns exec $sns "$NETSERVER" -D -p 12868 -L $addr >/dev/null 2>&1 &
+		np="$np $!"
 		PE_PIDS="$PE_PIDS $np"
-		pe_wait_port $sns 12865
+		pe_wait_port $sns 12865; pe_wait_port $sns 12868
 	fi
 	for i in $(seq $ROUNDS); do
 		m a as et $cns $addr --cc $CC --msg-size $MSG
 		m b bs ip3 $cns $addr
 		[ -n "$NETPERF" ] && m e es nps $cns $addr
 		[ -n "$NEPER_S" ] && m g gs neper $cns $sns $addr stream
-		m c cs et $cns $addr --test rr --nodelay --msg-size $RRMSG
+		m c cs et $cns $addr --test rr --nodelay --msg-size $RRMSG ${RRCPU:+--cpu $RRCPU,$RRCPU}
 		m d ds spp $cns $addr
 		[ -n "$NETPERF" ] && m f fs nprr $cns $addr
 		[ -n "$NEPER_S" ] && m h hs neper $cns $sns $addr rr

@@ -204,7 +204,7 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev, 
 	struct txlat_skb e = {};
 	struct skb_shared_info *si;
 	struct txlat_qstats *st;
-	__u64 key = skb_key(skb, btf);
+	__u64 key = skb_key(skb, btf), d;
 	__u32 q, len, segs, gso, nfr;
 	/* 64-bit indexes: a 32-bit one is bounds-checked in one register and zero-extended into
 	 * another for the access, a copy 6.1's verifier does not carry the bound to */
@@ -250,9 +250,9 @@ static __always_inline int on_xmit(struct sk_buff *skb, struct net_device *dev, 
 			st->c[TXLAT_C_FRAG_BYTES + fi]++;
 	}
 	e.flags |= txlat_fclass(nfr) << TXLAT_F_FCLASS_SHIFT;
-	if (skb_is_tcp(skb, btf)) {
-		__u64 d = (__u64)RD(btf, skb, destructor);
-
+	/* tcp_wfree owns only TCP skbs: the header is read (a helper call) for the others alone */
+	d = (__u64)RD(btf, skb, destructor);
+	if ((d && d == addr_tcp_wfree) || skb_is_tcp(skb, btf)) {
 		e.flags |= TXLAT_F_TCP;
 		st->c[TXLAT_C_TCP]++;
 		if (!RD(btf, skb, sk) || !d) {
