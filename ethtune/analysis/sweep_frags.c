@@ -153,11 +153,12 @@ static void compare(const struct frag_point *a, const struct frag_point *b, doub
 		c->p_frags = stats_paired_p(a->rep_frags, b->rep_frags, n);
 	c->cheaper = -1;
 	c->cheaper_by = NULL;
+	/* the side is the paired difference's, over the passes the test took */
 	if (c->p_cpu < sig_p) {
-		c->cheaper = a->cpu.mean <= b->cpu.mean ? 0 : 1;
+		c->cheaper = stats_paired_mean(a->rep_cpu, b->rep_cpu, n) <= 0 ? 0 : 1;
 		c->cheaper_by = "sender CPU per Gbit/s";
 	} else if (c->p_mbps < sig_p) {
-		c->cheaper = a->mbps.mean >= b->mbps.mean ? 0 : 1;
+		c->cheaper = stats_paired_mean(a->rep_mbps, b->rep_mbps, n) >= 0 ? 0 : 1;
 		c->cheaper_by = "throughput";
 	}
 }

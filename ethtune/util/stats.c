@@ -152,27 +152,47 @@ double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned
 	return 2 * (1 - t_cdf(t, df < 1 ? 1 : (unsigned int)df));
 }
 
-double stats_paired_p(const double *a, const double *b, unsigned int n)
+/* Mean and variance of a[i] - b[i] over the pairs where neither is NaN; their number. */
+static unsigned int paired_diff(const double *a, const double *b, unsigned int n, double *m,
+				double *var)
 {
-	double m = 0, v = 0, t;
 	unsigned int i, k = 0;
 
+	*m = 0;
+	*var = 0;
 	for (i = 0; i < n; i++)
 		if (!isnan(a[i]) && !isnan(b[i])) {
-			m += a[i] - b[i];
+			*m += a[i] - b[i];
 			k++;
 		}
-	if (k < 2)
-		return 1;
-	m /= k;
+	if (!k)
+		return 0;
+	*m /= k;
 	for (i = 0; i < n; i++)
 		if (!isnan(a[i]) && !isnan(b[i]))
-			v += (a[i] - b[i] - m) * (a[i] - b[i] - m);
-	v /= k - 1;
+			*var += (a[i] - b[i] - *m) * (a[i] - b[i] - *m);
+	if (k > 1)
+		*var /= k - 1;
+	return k;
+}
+
+double stats_paired_mean(const double *a, const double *b, unsigned int n)
+{
+	double m, v;
+
+	return paired_diff(a, b, n, &m, &v) ? m : NAN;
+}
+
+double stats_paired_p(const double *a, const double *b, unsigned int n)
+{
+	double m, v;
+	unsigned int k = paired_diff(a, b, n, &m, &v);
+
+	if (k < 2)
+		return 1;
 	if (v <= 0)
 		return m == 0 ? 1 : 0;
-	t = fabs(m) / sqrt(v / k);
-	return 2 * (1 - t_cdf(t, k - 1));
+	return 2 * (1 - t_cdf(fabs(m) / sqrt(v / k), k - 1));
 }
 
 void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)

@@ -23,6 +23,8 @@ double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned
 /* Paired t-test: two-sided p-value for "the mean of a[i] - b[i] is not 0", over the pairs
  * where neither is NaN (df: pairs - 1). 1 with fewer than 2 pairs. */
 double stats_paired_p(const double *a, const double *b, unsigned int n);
+/* The mean of a[i] - b[i] over the same pairs, the difference that test judges (NaN: none). */
+double stats_paired_mean(const double *a, const double *b, unsigned int n);
 /* Wilson score interval at 95% for k successes of n. */
 void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi);
 

@@ -32,8 +32,10 @@ NEPER_S=$(command -v tcp_stream || true) NEPER_R=$(command -v tcp_rr || true)
 [ -n "$NEPER_S" ] && [ -n "$NEPER_R" ] || NEPER_S=""
 
 
-et() {	# et NS ADDR ARGS: ethtune's headline number
-	"$E" --netns "$1" --json probe --peer "$2" --duration $T --warmup 1 "${@:3}" |
+et() {	# et [--pin] NS ADDR ARGS: ethtune's headline number; --pin: placed like the RR references
+	local pin=()
+	[ "$1" = --pin ] && { pin=("${PIN[@]}"); shift; }
+	"${pin[@]}" "$E" --netns "$1" --json probe --peer "$2" --duration $T --warmup 1 "${@:3}" |
 		python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(r.get("throughput-mbps", r.get("transactions-per-s")))' 2>/dev/null || echo 0
 }
 ip3() {	# ip3 NS ADDR: iperf3 receiver Mbit/s
@@ -85,10 +87,13 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() e=() f=() g=() h=() i x y np=
 	local as=() bs=() cs=() ds=() es=() fs=() gs=() hs=()
 	"$E" --netns $sns serve --bind $addr --port 12866 >/dev/null 2>&1 & local sp=$!
+	# RR's own server, placed like the client: every thread of every RR tool on RRCPU
+	"${PIN[@]}" "$E" --netns $sns serve --bind $addr --port 12867 >/dev/null 2>&1 &
+	sp="$sp $!"
 	ip netns exec $sns iperf3 -s -p 5201 >/dev/null 2>&1 & local ip=$!
 	"${PIN[@]}" ip netns exec $sns sockperf sr --tcp -i $addr -p 11111 >/dev/null 2>&1 & local kp=$!
 	PE_PIDS="$PE_PIDS $sp $ip $kp"
-	pe_wait_port $sns 12866; pe_wait_port $sns 5201; pe_wait_port $sns 11111
+	pe_wait_port $sns 12866; pe_wait_port $sns 12867; pe_wait_port $sns 5201; pe_wait_port $sns 11111
 	if [ -n "$NETPERF" ]; then
 		ip netns exec $sns "$NETSERVER" -D -p 12865 -L $addr >/dev/null 2>&1 & np=$!
 		# RR's own netserver: its data connections' processes inherit the placement
@@ -102,7 +107,7 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 		m b bs ip3 $cns $addr
 		[ -n "$NETPERF" ] && m e es nps $cns $addr
 		[ -n "$NEPER_S" ] && m g gs neper $cns $sns $addr stream
-		m c cs et $cns $addr --test rr --nodelay --msg-size $RRMSG ${RRCPU:+--cpu $RRCPU,$RRCPU}
+		m c cs et --pin $cns $addr:12867 --test rr --nodelay --msg-size $RRMSG
 		m d ds spp $cns $addr
 		[ -n "$NETPERF" ] && m f fs nprr $cns $addr
 		[ -n "$NEPER_S" ] && m h hs neper $cns $sns $addr rr

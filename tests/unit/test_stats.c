@@ -55,6 +55,14 @@ static void test_paired(void **state)
 	assert_true(fabs(stats_paired_p(nan_a, nan_b, 5) - 0.005986) < 1e-4);
 	assert_true(stats_paired_p(same, same, 4) == 1);
 	assert_true(stats_paired_p(a, b, 1) == 1);
+	/* the side is the pairs': a's lone 100 has no partner and does not count */
+	{
+		const double x[] = { 1, 100 }, y[] = { 2, NAN };
+
+		assert_true(stats_paired_mean(x, y, 2) == -1);
+		assert_true(fabs(stats_paired_mean(nan_a, nan_b, 5) - 0.875) < 1e-12);
+		assert_true(isnan(stats_paired_mean(x + 1, y + 1, 1)));
+	}
 }
 
 static void test_wilson(void **state)
