@@ -8,6 +8,7 @@ trap pe_cleanup EXIT
 ROUNDS=${BENCH_ROUNDS:-5}
 T=${BENCH_SECONDS:-3}
 MSG=${BENCH_MSG:-128K}
+CC=${BENCH_CC:-cubic}	# named, not the host's default: bbr paces the flow below what the CPU allows
 if [ "$(id -u)" -ne 0 ] || ! pe_setup modes; then echo "# SKIP: needs root and namespaces"; exit 0; fi
 pe_serve $PE_B || { echo "# SKIP: serve did not start"; exit 0; }
 MODES="copy zerocopy sendfile skip-rx-copy"
@@ -15,7 +16,7 @@ declare -A V L R
 one() {	# one MODE: "Mbit/s local-%/Gbit remote-%/Gbit"
 	local a=(--send copy)
 	case $1 in skip-rx-copy) a=(--skip-rx-copy) ;; copy) ;; *) a=(--send $1) ;; esac
-	"$E" --netns $PE_A --json probe --peer $PE_IP_B --duration $T --warmup 1 --msg-size $MSG "${a[@]}" |
+	"$E" --netns $PE_A --json probe --peer $PE_IP_B --duration $T --warmup 1 --msg-size $MSG --cc $CC "${a[@]}" |
 		python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; c=r["cpu"]
 print(r["throughput-mbps"], c.get("local-process-pct-per-gbit", 0), c.get("remote-process-pct-per-gbit", 0))' 2>/dev/null ||
 		echo "0 0 0"

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/../.."
 ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
 ROUNDS=${TXLAT_BENCH_ROUNDS:-12}	# 12 pairs: the sign-test interval of their median covers 96.1%
 SECS=${TXLAT_BENCH_SECS:-3}
+CC=${BENCH_CC:-cubic}	# named, not the host's default: bbr paces the flow below what the CPU allows
 A=txlbench-a B=txlbench-b PORT=5391
 ktap_header "txlat bench: veth throughput, tracing on vs off"
 
@@ -26,11 +27,11 @@ ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; 
 
 if "$ETHTUNE" help 2>/dev/null | grep -q "ethtune probe"; then
 	ip netns exec $B "$ETHTUNE" serve --bind 198.18.78.2 --port $PORT >/dev/null 2>&1 &
-	LOAD="$ETHTUNE --json probe --peer 198.18.78.2:$PORT --duration $SECS --warmup 1"
+	LOAD="$ETHTUNE --json probe --peer 198.18.78.2:$PORT --duration $SECS --warmup 1 --cc $CC"
 	TOOL=probe
 else
 	ip netns exec $B iperf3 -s -p $PORT >/dev/null 2>&1 &
-	LOAD="iperf3 -J -c 198.18.78.2 -p $PORT -t $SECS"
+	LOAD="iperf3 -J -c 198.18.78.2 -p $PORT -t $SECS -C $CC"
 	TOOL=iperf3
 fi
 sleep 0.5
