@@ -26,7 +26,8 @@ static const char *const setting_names[2] = { "order-3", "order-0" };
  * overall, K = 1..4 */
 static const double pocock_p[FRAG_MAX_LOOKS] = { 0.05, 0.0294, 0.0221, 0.0182 };
 
-/* Is the sweep's data looked at before pass rep (0-based; rep passes done)? */
+/* Is the sweep's data looked at before pass rep (0-based; rep passes done)? rep == max_passes
+ * is the final look, after the last pass: it counts among the looks that share the 5%. */
 static bool look_before(const struct frag_sweep *s, unsigned int rep)
 {
 	if (rep == s->max_passes)
@@ -200,6 +201,7 @@ int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct
 	double t0 = et_now_s();
 	char buf[32], why[256];
 	unsigned int rep, j, n, g;
+	bool decided = false;
 	struct et_link *l;
 	uint64_t cur[2];
 	int ret = 0;
@@ -247,7 +249,7 @@ int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct
 	 * until a look finds every comparison decided */
 	n = 2 * s->ngroups;
 	for (rep = 0; rep < s->max_passes && !ret; rep++) {
-		if (rep && look_before(s, rep) && judge(s))
+		if (rep && look_before(s, rep) && (decided = judge(s)))
 			break;
 		for (j = 0; j < n && !ret; j++) {
 			unsigned int i = rep % 2 ? n - 1 - j : j;
@@ -266,7 +268,8 @@ int sweep_frags(const struct sweep_opts *o, const struct frag_spec *spec, struct
 		return ret;
 	s->have_txlat = !isnan(stats_mean_finite(s->p[0].rep_frags, s->p[0].n));
 	s->passes = s->p[0].n;
-	judge(s);
+	if (!decided) /* the final look: every pass ran */
+		judge(s);
 	s->elapsed_s = et_now_s() - t0;
 	return 0;
 }

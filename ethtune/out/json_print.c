@@ -155,17 +155,18 @@ void close_json_array(enum output_type t, const char *delim)
 		printf("%s", delim);
 }
 
-#define PRINT_BODY(jexpr)                                                                          \
+/* jexpr: the value as JSON; pv: as the text format's argument */
+#define PRINT_BODY(jexpr, pv)                                                                      \
 	do {                                                                                       \
 		if (json_tree && (t & PRINT_JSON))                                                 \
 			jput(key, jexpr);                                                          \
 		if (!json_mode && (t & PRINT_FP) && fmt)                                           \
-			printf(fmt, value);                                                        \
+			printf(fmt, pv);                                                           \
 	} while (0)
 
 void print_string(enum output_type t, const char *key, const char *fmt, const char *value)
 {
-	PRINT_BODY(json_string(value ? value : ""));
+	PRINT_BODY(json_string(value ? value : ""), value);
 }
 
 /*
@@ -177,7 +178,7 @@ void print_string(enum output_type t, const char *key, const char *fmt, const ch
 static const char *fmt_ll(const char *fmt, char *out, size_t n)
 {
 	const char *p = fmt;
-	size_t i = 0, head;
+	size_t i, head;
 
 	if (!fmt)
 		return NULL;
@@ -202,46 +203,32 @@ static const char *fmt_ll(const char *fmt, char *out, size_t n)
 void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t value)
 {
 	char buf[256];
-	unsigned long long v = value;
 
 	fmt = fmt_ll(fmt, buf, sizeof(buf));
-	if (json_tree && (t & PRINT_JSON))
-		jput(key, json_integer((json_int_t)value));
-	if (!json_mode && (t & PRINT_FP) && fmt)
-		printf(fmt, v);
+	PRINT_BODY(json_integer((json_int_t)value), (unsigned long long)value);
 }
 
 void print_int(enum output_type t, const char *key, const char *fmt, int64_t value)
 {
 	char buf[256];
-	long long v = value;
 
 	fmt = fmt_ll(fmt, buf, sizeof(buf));
-	if (json_tree && (t & PRINT_JSON))
-		jput(key, json_integer((json_int_t)value));
-	if (!json_mode && (t & PRINT_FP) && fmt)
-		printf(fmt, v);
+	PRINT_BODY(json_integer((json_int_t)value), (long long)value);
 }
 
 void print_float(enum output_type t, const char *key, const char *fmt, double value)
 {
-	PRINT_BODY(json_real(value));
+	PRINT_BODY(json_real(value), value);
 }
 
 void print_bool(enum output_type t, const char *key, const char *fmt, bool value)
 {
-	if (json_tree && (t & PRINT_JSON))
-		jput(key, json_boolean(value));
-	if (!json_mode && (t & PRINT_FP) && fmt)
-		printf(fmt, value ? "true" : "false");
+	PRINT_BODY(json_boolean(value), value ? "true" : "false");
 }
 
 void print_on_off(enum output_type t, const char *key, const char *fmt, bool value)
 {
-	if (json_tree && (t & PRINT_JSON))
-		jput(key, json_boolean(value));
-	if (!json_mode && (t & PRINT_FP) && fmt)
-		printf(fmt, value ? "on" : "off");
+	PRINT_BODY(json_boolean(value), value ? "on" : "off");
 }
 
 /* key: a missing value is absent in JSON, so only the text shows it */

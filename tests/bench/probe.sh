@@ -13,7 +13,7 @@ ROUNDS=${BENCH_ROUNDS:-6}	# 6 pairs: the sign-test interval of their median cove
 T=${BENCH_SECONDS:-3}
 MSG=${BENCH_MSG:-128K}
 RRMSG=${BENCH_RR_MSG:-14}
-CC=${BENCH_CC:-cubic}
+. "$(dirname "$0")/lib/env.sh"
 # RR runs both ends of every tool on this one CPU (BENCH_RR_CPU= for the scheduler's choice): a
 # transaction then costs each tool its own syscalls and switches, where two vCPUs of this guest
 # wake each other through the hypervisor and spread one tool's rounds from 27 to 34 thousand/s

@@ -8,7 +8,7 @@ trap pe_cleanup EXIT
 ROUNDS=${BENCH_ROUNDS:-5}
 T=${BENCH_SECONDS:-3}
 MSG=${BENCH_MSG:-128K}
-CC=${BENCH_CC:-cubic}	# named, not the host's default: bbr paces the flow below what the CPU allows
+. "$(dirname "$0")/lib/env.sh"
 if [ "$(id -u)" -ne 0 ] || ! pe_setup modes; then echo "# SKIP: needs root and namespaces"; exit 0; fi
 pe_serve $PE_B || { echo "# SKIP: serve did not start"; exit 0; }
 MODES="copy zerocopy sendfile skip-rx-copy"

@@ -9,7 +9,7 @@ export ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
 . tests/lib/probe_env.sh
 ROUNDS=${SAMPLER_BENCH_ROUNDS:-8}
 SECS=${SAMPLER_BENCH_SECS:-3}
-CC=${BENCH_CC:-cubic}	# named, not the host's default: bbr paces the flow below what the CPU allows
+. tests/bench/lib/env.sh
 ktap_header "sampler bench: veth throughput, probe sampling on vs off"
 if [ "$(id -u)" -ne 0 ]; then ktap_skip "sampler overhead" "needs root"; ktap_finish; exit; fi
 trap pe_cleanup EXIT

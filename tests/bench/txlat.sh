@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
 ROUNDS=${TXLAT_BENCH_ROUNDS:-12}	# 12 pairs: the sign-test interval of their median covers 96.1%
 SECS=${TXLAT_BENCH_SECS:-3}
-CC=${BENCH_CC:-cubic}	# named, not the host's default: bbr paces the flow below what the CPU allows
+. tests/bench/lib/env.sh
 A=txlbench-a B=txlbench-b PORT=5391
 ktap_header "txlat bench: veth throughput, tracing on vs off"
 
