@@ -83,6 +83,15 @@ static bool software_dev(const struct diag *d)
 	return drvdb_software(d->driver, d->kind) != DRV_SW_NONE;
 }
 
+bool diag_paced(const char *root_qdisc)
+{
+	char cc[32];
+
+	if (root_qdisc && !strcmp(root_qdisc, "fq"))
+		return true;
+	return !sysctl_get("net.ipv4.tcp_congestion_control", cc, sizeof(cc)) && !strcmp(cc, "bbr");
+}
+
 static int read_state(const char *dev, struct diag *d)
 {
 	struct nl_sock eth;
@@ -98,7 +107,7 @@ static int read_state(const char *dev, struct diag *d)
 	d->mtu = (uint32_t)l.v.v[IFLA_MTU];
 	d->max_mtu = (uint32_t)l.v.v[IFLA_MAX_MTU];
 	d->gso = (uint32_t)l.v.v[IFLA_GSO_MAX_SIZE];
-	d->paced = !strcmp(l.qdisc, "fq");
+	d->paced = diag_paced(l.qdisc);
 	ret = nl_open_genl(&eth, "ethtool");
 	if (ret)
 		return ret;
@@ -124,8 +133,6 @@ static int read_state(const char *dev, struct diag *d)
 	d->tsq_now = TSQ_DEFAULT_BYTES;
 	if (!sysctl_get("net.ipv4.tcp_limit_output_bytes", buf, sizeof(buf)))
 		d->tsq_now = strtoull(buf, NULL, 10);
-	if (!sysctl_get("net.ipv4.tcp_congestion_control", buf, sizeof(buf)) && !strcmp(buf, "bbr"))
-		d->paced = true;
 	return 0;
 }
 
@@ -139,21 +146,19 @@ static bool coal_on(const struct diag *d, unsigned int attr)
  * interrupt (CQE mode restarts its timer; next-xmit drivers reap on the next transmit). */
 static void model_setup(struct diag *d, double rate_mbps, const char *release)
 {
-	struct model_in *in = &d->mi;
+	const struct model_dev md = {
+		.rate_mbps = rate_mbps,
+		.tsq = d->tsq_now,
+		.release = release,
+		.paced = d->paced,
+		.mtu = d->mtu,
+		.gso_max_size = d->gso,
+		.rtt_us = d->rtt_us,
+		.cqe_tx = coal_on(d, ETHTOOL_A_COALESCE_USE_CQE_MODE_TX),
+		.next_xmit = d->di && d->di->completion == DRV_COMPL_NEXT_XMIT,
+	};
 
-	model_defaults(in);
-	in->rate_bps = rate_mbps * 1e6;
-	in->tsq = d->tsq_now;
-	if (release)
-		model_set_kernel(in, release, d->paced);
-	in->mtu = d->mtu >= 576 ? d->mtu : 1500;
-	in->gso_size = d->gso >= in->mtu && d->gso <= 65536 ? d->gso : 65536;
-	in->rtt_us = d->rtt_us > 0 ? d->rtt_us : -1;
-	in->timer = MODEL_TIMER_FIRST;
-	if (coal_on(d, ETHTOOL_A_COALESCE_USE_CQE_MODE_TX))
-		in->timer = MODEL_TIMER_RESTART;
-	if (d->di && d->di->completion == DRV_COMPL_NEXT_XMIT)
-		in->timer = MODEL_TIMER_NEXT_XMIT;
+	model_from_dev(&d->mi, &md);
 }
 
 /* Share of one flow's attainable goodput the model says a completion delay of us costs. */

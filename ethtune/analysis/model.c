@@ -31,6 +31,23 @@ void model_defaults(struct model_in *in)
 	in->skb_overhead = 1024;
 }
 
+void model_from_dev(struct model_in *in, const struct model_dev *d)
+{
+	model_defaults(in);
+	in->rate_bps = d->rate_mbps * 1e6;
+	in->tsq = d->tsq;
+	if (d->release)
+		model_set_kernel(in, d->release, d->paced);
+	if (d->mtu >= 576)
+		in->mtu = d->mtu;
+	if (d->gso_max_size >= in->mtu && d->gso_max_size <= 65536)
+		in->gso_size = (uint32_t)d->gso_max_size;
+	in->rtt_us = d->rtt_us > 0 ? d->rtt_us : -1;
+	in->timer = d->cqe_tx ? MODEL_TIMER_RESTART : MODEL_TIMER_FIRST;
+	if (d->next_xmit)
+		in->timer = MODEL_TIMER_NEXT_XMIT;
+}
+
 static const char *const timer_names[] = {
 	[MODEL_TIMER_RESTART] = "restart",
 	[MODEL_TIMER_FIRST] = "first",

@@ -17,6 +17,7 @@
 #include <linux/if_link.h>
 
 #include "analysis/validate.h"
+#include "analysis/diagnose.h"
 #include "analysis/model.h"
 #include "analysis/sweep.h"
 #include "analysis/thresholds.h"
@@ -987,10 +988,12 @@ static int tsq_explained(struct val_ctx *c, struct val_res *r, double rate_mbps,
 	struct txlat_result *tr = calloc(1, sizeof(*tr));
 	uint64_t mtu = 0, gso = 0, segs, tso;
 	struct txlat *t = NULL;
+	struct model_dev md = {};
 	struct model_in in;
 	struct model_out mo;
 	struct utsname u;
-	char err[512], why[256] = "", cc[32];
+	struct et_link l;
+	char err[512], why[256] = "";
 	double d, d_hi, loss = NAN, loss_hi = NAN;
 	int ret = 1;
 
@@ -1011,24 +1014,21 @@ static int tsq_explained(struct val_ctx *c, struct val_res *r, double rate_mbps,
 	}
 	d = tr->free.p50_us;
 	d_hi = isnan(tr->free.p50_hi_us) ? d : tr->free.p50_hi_us;
-	model_defaults(&in);
-	in.rate_bps = rate_mbps * 1e6;
-	in.tsq = tsq;
-	if (!uname(&u))
-		model_set_kernel(&in, u.release,
-				 !sysctl_get("net.ipv4.tcp_congestion_control", cc, sizeof(cc)) &&
-					 !strcmp(cc, "bbr"));
-	if (!dev_file_u64(c->o.dev, "mtu", &mtu) && mtu >= 576)
-		in.mtu = (uint32_t)mtu;
-	if (!gso_limits(c->o.dev, &gso, &segs, &tso) && gso >= in.mtu && gso <= 65536)
-		in.gso_size = (uint32_t)gso;
-	in.rtt_us = pr->sender_ti.rtt_us ? (double)pr->sender_ti.rtt_us : -1.0;
-	in.timer = MODEL_TIMER_FIRST;
-	if (vals_has(&c->coal, ETHTOOL_A_COALESCE_USE_CQE_MODE_TX) &&
-	    c->coal.v[ETHTOOL_A_COALESCE_USE_CQE_MODE_TX])
-		in.timer = MODEL_TIMER_RESTART;
-	if (di && di->completion == DRV_COMPL_NEXT_XMIT)
-		in.timer = MODEL_TIMER_NEXT_XMIT;
+	md.rate_mbps = rate_mbps;
+	md.tsq = tsq;
+	if (!uname(&u)) {
+		md.release = u.release;
+		md.paced = diag_paced(!link_get_dev(c->o.dev, &l) ? l.qdisc : NULL);
+	}
+	if (!dev_file_u64(c->o.dev, "mtu", &mtu))
+		md.mtu = (uint32_t)mtu;
+	if (!gso_limits(c->o.dev, &gso, &segs, &tso))
+		md.gso_max_size = gso;
+	md.rtt_us = pr->sender_ti.rtt_us;
+	md.cqe_tx = vals_has(&c->coal, ETHTOOL_A_COALESCE_USE_CQE_MODE_TX) &&
+		    c->coal.v[ETHTOOL_A_COALESCE_USE_CQE_MODE_TX];
+	md.next_xmit = di && di->completion == DRV_COMPL_NEXT_XMIT;
+	model_from_dev(&in, &md);
 	in.tx_usecs = d;
 	if (!model_predict(&in, &mo))
 		loss = fmax(0, 1 - mo.frac);

@@ -50,6 +50,23 @@ struct model_out {
 };
 
 void model_defaults(struct model_in *in);
+
+/* One device and its host as a caller read them. rate_mbps and tsq are taken as given; the
+ * rest, where 0 (or NULL), is not known and leaves the model's default. */
+struct model_dev {
+	double rate_mbps;    /* the rate to judge at */
+	uint64_t tsq;	     /* net.ipv4.tcp_limit_output_bytes */
+	const char *release; /* the running kernel's: its TSQ rules (model_set_kernel) */
+	bool paced;	     /* bbr, or a root fq qdisc */
+	uint32_t mtu;
+	uint64_t gso_max_size; /* above 64 KiB (BIG TCP) the classic skb is modelled */
+	double rtt_us;
+	bool cqe_tx;	/* use-cqe-mode-tx: every completion restarts the timer */
+	bool next_xmit; /* the driver reaps completions on its next transmit */
+};
+/* The model's input for a device: model_defaults() with what d knows, the timer first-armed
+ * unless d says otherwise. tx_usecs is the caller's to set. */
+void model_from_dev(struct model_in *in, const struct model_dev *d);
 /* Static quantities only (skb size, limit, in-flight). 0 or -EINVAL. */
 int model_derive(const struct model_in *in, struct model_out *out);
 /* Derive and simulate one flow. 0 or -EINVAL. */

@@ -192,6 +192,49 @@ static void test_kernel_eras(void **state)
 	assert_int_equal(model_set_kernel(&in, NULL, false), -EINVAL);
 }
 
+/* A device as diagnose and validate read it: unknowns keep the defaults, and the timer follows
+ * CQE mode and next-xmit reaping. */
+static void test_from_dev(void **state)
+{
+	struct model_dev d = {
+		.rate_mbps = 25000, .tsq = 65536, .mtu = 400, .gso_max_size = 131072
+	};
+	struct model_in in, ref;
+	struct model_out o;
+
+	model_from_dev(&in, &d);
+	assert_true(in.rate_bps == 25e9);
+	assert_int_equal(in.tsq, 65536);
+	assert_int_equal(in.mtu, 1500);	      /* below IPv4's minimum: unknown */
+	assert_int_equal(in.gso_size, 65536); /* BIG TCP: the classic skb */
+	assert_true(in.rtt_us < 0);
+	assert_int_equal(in.timer, MODEL_TIMER_FIRST);
+
+	d.mtu = 9000;
+	d.gso_max_size = 16384;
+	d.rtt_us = 30;
+	d.cqe_tx = true;
+	model_from_dev(&in, &d);
+	assert_int_equal(in.mtu, 9000);
+	assert_int_equal(in.gso_size, 16384);
+	assert_true(in.rtt_us == 30);
+	assert_int_equal(in.timer, MODEL_TIMER_RESTART);
+	d.next_xmit = true;
+	model_from_dev(&in, &d);
+	assert_int_equal(in.timer, MODEL_TIMER_NEXT_XMIT);
+
+	/* the kernel's rules as model_set_kernel() gives them, the paced flag passed on */
+	d.release = "6.1.0-13-amd64";
+	d.paced = true;
+	model_from_dev(&in, &d);
+	ref = in;
+	assert_int_equal(model_set_kernel(&ref, "6.1.0-13-amd64", true), 0);
+	assert_int_equal(in.exception_skbs, ref.exception_skbs);
+	assert_true(in.pacing_bps == ref.pacing_bps);
+	assert_int_equal(model_derive(&in, &o), 0);
+	assert_true(o.limit > 65536); /* paced before 6.16: the 64 KiB sysctl is ignored */
+}
+
 static void test_window(void **state)
 {
 	/* 128 KiB, 66184 B skbs: two skbs in flight, as model_derive() says */
@@ -371,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_kernel_eras),
+		cmocka_unit_test(test_from_dev),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
