@@ -109,11 +109,11 @@ struct diag {
 	double phase_s[DP__N]; /* wall time of each phase; NaN: not run */
 };
 
-/* The model of this device at rate_mbps under the rules of kernel release, the line rate's
- * goodput, the measured loss and the model's loss at D and its interval (needs d->fl). */
 /* Are a probe's flows over a device with this root qdisc paced: fq there, or bbr the host's
  * congestion control (TSQ then follows the pacing rate, and before 6.16 ignores the sysctl)? */
 bool diag_paced(const char *root_qdisc);
+/* The model of this device at rate_mbps under the rules of kernel release, the line rate's
+ * goodput, the measured loss and the model's loss at D and its interval (needs d->fl). */
 void diag_judge(struct diag *d, double rate_mbps, const char *release);
 /* Findings, headline and actions from what d holds (no measurement; dev for the actions). */
 void diag_decide(const char *dev, struct diag *d);
