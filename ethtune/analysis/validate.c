@@ -972,6 +972,10 @@ static int kernel_tsq_default(uint64_t *v)
 /* One flow against VAL_TSQ_FLOWS at this kernel's default tcp_limit_output_bytes, interleaved
  * ABBA rounds until both intervals are narrow or the budget is spent, and the verdict into r
  * (tsq, and large-mtu at the largest MTU). 0 or -EINTR. */
+/* The GSO and TSO limits of a device (of its link as read), the larger of IPv6's and IPv4's
+ * GSO size; -EOPNOTSUPP on a kernel that reports no GSO limits. */
+static int link_gso_limits(const struct et_link *l, uint64_t *size, uint64_t *segs,
+			   uint64_t *tso_size);
 static int gso_limits(const char *dev, uint64_t *size, uint64_t *segs, uint64_t *tso_size);
 
 /* One flow is significantly below VAL_TSQ_FLOWS flows: does the completion delay explain it?
@@ -986,7 +990,7 @@ static int tsq_explained(struct val_ctx *c, struct val_res *r, double rate_mbps,
 	const struct drv_info *di = drvdb_lookup(c->driver);
 	struct probe_result *pr = calloc(1, sizeof(*pr));
 	struct txlat_result *tr = calloc(1, sizeof(*tr));
-	uint64_t mtu = 0, gso = 0, segs, tso;
+	uint64_t gso = 0, segs, tso;
 	struct txlat *t = NULL;
 	struct model_dev md = {};
 	struct model_in in;
@@ -995,6 +999,7 @@ static int tsq_explained(struct val_ctx *c, struct val_res *r, double rate_mbps,
 	struct et_link l;
 	char err[512], why[256] = "";
 	double d, d_hi, loss = NAN, loss_hi = NAN;
+	bool have_link;
 	int ret = 1;
 
 	if (!pr || !tr) {
@@ -1016,13 +1021,15 @@ static int tsq_explained(struct val_ctx *c, struct val_res *r, double rate_mbps,
 	d_hi = isnan(tr->free.p50_hi_us) ? d : tr->free.p50_hi_us;
 	md.rate_mbps = rate_mbps;
 	md.tsq = tsq;
+	/* one read of the link: its MTU, GSO limit and root qdisc */
+	have_link = !link_get_dev(c->o.dev, &l);
 	if (!uname(&u)) {
 		md.release = u.release;
-		md.paced = diag_paced(!link_get_dev(c->o.dev, &l) ? l.qdisc : NULL);
+		md.paced = diag_paced(have_link ? l.qdisc : NULL);
 	}
-	if (!dev_file_u64(c->o.dev, "mtu", &mtu))
-		md.mtu = (uint32_t)mtu;
-	if (!gso_limits(c->o.dev, &gso, &segs, &tso))
+	if (have_link && vals_has(&l.v, IFLA_MTU))
+		md.mtu = (uint32_t)l.v.v[IFLA_MTU];
+	if (have_link && !link_gso_limits(&l, &gso, &segs, &tso))
 		md.gso_max_size = gso;
 	md.rtt_us = pr->sender_ti.rtt_us;
 	md.cqe_tx = vals_has(&c->coal, ETHTOOL_A_COALESCE_USE_CQE_MODE_TX) &&
@@ -2058,21 +2065,25 @@ void val_gso_judge(const struct val_gso *m, struct val_res *r)
 
 /* The limits in force on the device: the larger of gso-max-size and gso-ipv4-max-size (the one
  * an IPv4 flow gets, since 6.3), and gso-max-segs. */
+static int link_gso_limits(const struct et_link *l, uint64_t *size, uint64_t *segs,
+			   uint64_t *tso_size)
+{
+	if (!vals_has(&l->v, IFLA_GSO_MAX_SIZE) || !vals_has(&l->v, IFLA_GSO_MAX_SEGS))
+		return -EOPNOTSUPP;
+	*size = l->v.v[IFLA_GSO_MAX_SIZE];
+	if (vals_has(&l->v, ET_IFLA_GSO_IPV4_MAX_SIZE) && l->v.v[ET_IFLA_GSO_IPV4_MAX_SIZE] > *size)
+		*size = l->v.v[ET_IFLA_GSO_IPV4_MAX_SIZE];
+	*segs = l->v.v[IFLA_GSO_MAX_SEGS];
+	*tso_size = vals_has(&l->v, ET_IFLA_TSO_MAX_SIZE) ? l->v.v[ET_IFLA_TSO_MAX_SIZE] : 0;
+	return 0;
+}
+
 static int gso_limits(const char *dev, uint64_t *size, uint64_t *segs, uint64_t *tso_size)
 {
 	struct et_link l;
 	int ret = link_get_dev(dev, &l);
 
-	if (ret)
-		return ret;
-	if (!vals_has(&l.v, IFLA_GSO_MAX_SIZE) || !vals_has(&l.v, IFLA_GSO_MAX_SEGS))
-		return -EOPNOTSUPP;
-	*size = l.v.v[IFLA_GSO_MAX_SIZE];
-	if (vals_has(&l.v, ET_IFLA_GSO_IPV4_MAX_SIZE) && l.v.v[ET_IFLA_GSO_IPV4_MAX_SIZE] > *size)
-		*size = l.v.v[ET_IFLA_GSO_IPV4_MAX_SIZE];
-	*segs = l.v.v[IFLA_GSO_MAX_SEGS];
-	*tso_size = vals_has(&l.v, ET_IFLA_TSO_MAX_SIZE) ? l.v.v[ET_IFLA_TSO_MAX_SIZE] : 0;
-	return 0;
+	return ret ? ret : link_gso_limits(&l, size, segs, tso_size);
 }
 
 /* One flow with key lowered to val (key NULL: as it is), traced at the driver's xmit. 0, or 1
