@@ -2,8 +2,9 @@
 # Runs every test suite (unit, ns, san, fuzz, lab), prints their KTAP output and one closing
 # count line. ETHTUNE_SUITES="unit ns lab" picks suites; ETHTUNE_TEST_FILTER=glob picks files;
 # LAB_KERNELS ("stable sid") the guest kernels the lab suite runs on, once each.
-# san: the unit and ns suites again on an ASan+UBSan build (build/san), every sanitizer report a
-# failure; fuzz: each fuzz harness for ETHTUNE_FUZZ_TIME seconds (15).
+# san: the unit and ns suites on an ASan+UBSan build (build/san), every sanitizer report a
+# failure; in a run with san an ns file runs only there, unless it says "# san: no" (native
+# only) or "# san: also" (both). fuzz: each fuzz harness for ETHTUNE_FUZZ_TIME seconds (15).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -27,6 +28,8 @@ mkdir -p "$LOG"
 FAILED=$(mktemp)
 trap 'rm -f "$FAILED"; rm -rf "${TBIN:-}"' EXIT
 LAB_KERNELS=${LAB_KERNELS:-"stable sid"}
+SAN_LATER=""
+case " $SUITES " in *" san "*) [ -z "${ETHTUNE_IN_SAN:-}" ] && SAN_LATER=1 ;; esac
 
 # The lab's setup (downloads, the sid chroot: minutes when fresh) starts now for every kernel, in
 # the background and niced, so that it overlaps the host suites; each lab file's own setup then
@@ -108,6 +111,13 @@ for suite in $SUITES; do
 			# the instrumentation, and the code it runs is the other files' too
 			if [ -n "${ETHTUNE_IN_SAN:-}" ] && grep -q '^# san: no' "$t"; then
 				echo "# ---- $suite/${t##*/}: not under sanitizers (# san: no)"
+				continue
+			fi
+			# When the san suite follows, every other file runs once, there: the same checks
+			# on the same code, with ASan and UBSan watching (natively as well only a file
+			# whose numbers are the native run's says "# san: also")
+			if [ -n "$SAN_LATER" ] && ! grep -qE '^# san: (no|also)' "$t"; then
+				echo "# ---- $suite/${t##*/}: in the san suite (ASan+UBSan build) only"
 				continue
 			fi
 			# a file may name its own limit in a "# timeout: S" line

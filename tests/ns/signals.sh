@@ -1,5 +1,6 @@
 #!/bin/bash
 # Stop signals (INT, TERM, HUP) at random moments during set, set --for and sweeps: no hang, no half-applied or unjournaled change.
+# san: also: the campaign's trials (10 an operation) are the native run's; under ASan 4
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/probe_env.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # valgrind memcheck on show, set and restore (text and JSON) of a veth in a namespace: no error, no definite leak.
+# san: no: valgrind runs the native build (an ASan build does not run under it)
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
 E=${ETHTUNE:-build/ethtune}
