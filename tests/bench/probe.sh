@@ -4,7 +4,8 @@
 # sockperf ping-pong (same message size), and vs netperf (TCP_STREAM -m/-M, TCP_RR -r) and neper
 # (tcp_stream -B, tcp_rr -Q/-R) where present (on PATH or in build/refs/bin: tests/bench/
 # build_refs.sh builds them from local checkouts), on loopback and on a veth pair between two
-# namespaces; RR with both ends on one CPU (BENCH_RR_CPU). Prints medians and ratios
+# namespaces; stream with senders on one CPU and receivers on another (BENCH_STREAM_CPUS), RR
+# with both ends on one CPU (BENCH_RR_CPU). Prints medians and ratios
 # ethtune/reference (target >= 1.0). BENCH_ROUNDS, BENCH_SECONDS.
 set -u
 . "$(dirname "$0")/../lib/probe_env.sh"
@@ -32,14 +33,15 @@ NEPER_S=$(command -v tcp_stream || true) NEPER_R=$(command -v tcp_rr || true)
 [ -n "$NEPER_S" ] && [ -n "$NEPER_R" ] || NEPER_S=""
 
 
-et() {	# et [--pin] NS ADDR ARGS: ethtune's headline number; --pin: placed like the RR references
-	local pin=()
+et() {	# et [--pin] NS ADDR ARGS: ethtune's headline number; --pin: placed like the RR references,
+	# else like the stream senders
+	local pin=("${TXPIN[@]}")
 	[ "$1" = --pin ] && { pin=("${PIN[@]}"); shift; }
 	"${pin[@]}" "$E" --netns "$1" --json probe --peer "$2" --duration $T --warmup 1 "${@:3}" |
 		python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(r.get("throughput-mbps", r.get("transactions-per-s")))' 2>/dev/null || echo 0
 }
 ip3() {	# ip3 NS ADDR: iperf3 receiver Mbit/s
-	ip netns exec "$1" iperf3 -c "$2" -p 5201 -t $T -O 1 -C $CC -l $MSG -J 2>/dev/null |
+	"${TXPIN[@]}" ip netns exec "$1" iperf3 -c "$2" -p 5201 -t $T -O 1 -C $CC -l $MSG -J 2>/dev/null |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6)' 2>/dev/null || echo 0
 }
 spp() {	# spp NS ADDR: sockperf ping-pong round trips per second
@@ -61,7 +63,7 @@ m() {	# m VALUES CS CMD...: one round of CMD; its number to array VALUES, the co
 
 lastnum() { awk '$1 ~ /^[0-9.]+$/ {v = $1} END {print v + 0}'; }
 nps() {	# nps NS ADDR: netperf TCP_STREAM Mbit/s, send and receive size MSG
-	ip netns exec "$1" "$NETPERF" -H "$2" -p 12865 -l $T -t TCP_STREAM -P 0 -f m -- \
+	"${TXPIN[@]}" ip netns exec "$1" "$NETPERF" -H "$2" -p 12865 -l $T -t TCP_STREAM -P 0 -f m -- \
 		-m $MSG -M $MSG -K $CC -o THROUGHPUT 2>/dev/null | lastnum
 }
 nprr() {	# nprr NS ADDR: netperf TCP_RR transactions/s, RRMSG each way, TCP_NODELAY
@@ -72,12 +74,14 @@ neper() {	# neper NS SNS ADDR stream|rr: neper's throughput (Mbit/s, or transact
 	# tcp_stream counts the bytes it reads: the server (the receiver) reports the stream's
 	# throughput, the sending client none; tcp_rr's client reports its transactions
 	local bin=$NEPER_S args=(-B "$(numfmt --from=iec "$MSG")" --congestion-control $CC --logtostderr) sp
-	local so=$BENCH_TMP/neper-server.out co=$BENCH_TMP/neper-client.out pin=()
-	[ "$4" = rr ] && bin=$NEPER_R args=(-Q $RRMSG -R $RRMSG --no-delay --logtostderr) pin=("${PIN[@]}")
-	"${pin[@]}" ip netns exec "$2" "$bin" -C 12870 -P 12871 -l $((T + 1)) "${args[@]}" >"$so" 2>&1 &
+	local so=$BENCH_TMP/neper-server.out co=$BENCH_TMP/neper-client.out spin=("${RXPIN[@]}")
+	local cpin=("${TXPIN[@]}")
+	[ "$4" = rr ] && bin=$NEPER_R args=(-Q $RRMSG -R $RRMSG --no-delay --logtostderr) \
+		spin=("${PIN[@]}") cpin=("${PIN[@]}")
+	"${spin[@]}" ip netns exec "$2" "$bin" -C 12870 -P 12871 -l $((T + 1)) "${args[@]}" >"$so" 2>&1 &
 	sp=$!
 	pe_wait_port "$2" 12870
-	"${pin[@]}" ip netns exec "$1" "$bin" -c -H "$3" -C 12870 -P 12871 -l $T "${args[@]}" >"$co" 2>&1
+	"${cpin[@]}" ip netns exec "$1" "$bin" -c -H "$3" -C 12870 -P 12871 -l $T "${args[@]}" >"$co" 2>&1
 	wait $sp 2>/dev/null
 	[ "$4" = rr ] && so=$co
 	sed -n 's/^throughput=//p' "$so" | lastnum
@@ -86,16 +90,16 @@ neper() {	# neper NS SNS ADDR stream|rr: neper's throughput (Mbit/s, or transact
 bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() e=() f=() g=() h=() i x y np=
 	local as=() bs=() cs=() ds=() es=() fs=() gs=() hs=()
-	"$E" --netns $sns serve --bind $addr --port 12866 >/dev/null 2>&1 & local sp=$!
+	"${RXPIN[@]}" "$E" --netns $sns serve --bind $addr --port 12866 >/dev/null 2>&1 & local sp=$!
 	# RR's own server, placed like the client: every thread of every RR tool on RRCPU
 	"${PIN[@]}" "$E" --netns $sns serve --bind $addr --port 12867 >/dev/null 2>&1 &
 	sp="$sp $!"
-	ip netns exec $sns iperf3 -s -p 5201 >/dev/null 2>&1 & local ip=$!
+	"${RXPIN[@]}" ip netns exec $sns iperf3 -s -p 5201 >/dev/null 2>&1 & local ip=$!
 	"${PIN[@]}" ip netns exec $sns sockperf sr --tcp -i $addr -p 11111 >/dev/null 2>&1 & local kp=$!
 	PE_PIDS="$PE_PIDS $sp $ip $kp"
 	pe_wait_port $sns 12866; pe_wait_port $sns 12867; pe_wait_port $sns 5201; pe_wait_port $sns 11111
 	if [ -n "$NETPERF" ]; then
-		ip netns exec $sns "$NETSERVER" -D -p 12865 -L $addr >/dev/null 2>&1 & np=$!
+		"${RXPIN[@]}" ip netns exec $sns "$NETSERVER" -D -p 12865 -L $addr >/dev/null 2>&1 & np=$!
 		# RR's own netserver: its data connections' processes inherit the placement
 		"${PIN[@]}" ip netns exec $sns "$NETSERVER" -D -p 12868 -L $addr >/dev/null 2>&1 &
 		np="$np $!"
@@ -135,6 +139,9 @@ ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT ETHTUNE-CS TOOL-CS
 	echo "#   context switches a round (machine-wide): ethtune $7 / $3 $8"
 }
 
+rrwhere="placed by the scheduler"
+[ -n "$RRCPU" ] && rrwhere="on CPU $RRCPU"
+echo "# probe bench: stream $PLACEMENT; RR $rrwhere"
 echo "# probe bench: $ROUNDS interleaved rounds of $T s each; medians; ratio = ethtune / reference:" \
 	"the median of the rounds' ratios with its sign-test interval (coverage in %)"
 bench_path loopback $PE_A $PE_A 127.0.0.1

@@ -10,13 +10,14 @@ T=${BENCH_SECONDS:-3}
 MSG=${BENCH_MSG:-128K}
 . "$(dirname "$0")/lib/env.sh"
 if [ "$(id -u)" -ne 0 ] || ! pe_setup modes; then echo "# SKIP: needs root and namespaces"; exit 0; fi
-pe_serve $PE_B || { echo "# SKIP: serve did not start"; exit 0; }
+PE_SERVE_WRAP="${RXPIN[*]}" pe_serve $PE_B || { echo "# SKIP: serve did not start"; exit 0; }
 MODES="copy zerocopy sendfile skip-rx-copy"
 declare -A V L R
 one() {	# one MODE: "Mbit/s local-%/Gbit remote-%/Gbit"
 	local a=(--send copy)
 	case $1 in skip-rx-copy) a=(--skip-rx-copy) ;; copy) ;; *) a=(--send $1) ;; esac
-	"$E" --netns $PE_A --json probe --peer $PE_IP_B --duration $T --warmup 1 --msg-size $MSG --cc $CC "${a[@]}" |
+	"${TXPIN[@]}" "$E" --netns $PE_A --json probe --peer $PE_IP_B --duration $T --warmup 1 \
+		--msg-size $MSG --cc $CC "${a[@]}" |
 		python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; c=r["cpu"]
 print(r["throughput-mbps"], c.get("local-process-pct-per-gbit", 0), c.get("remote-process-pct-per-gbit", 0))' 2>/dev/null ||
 		echo "0 0 0"
@@ -32,7 +33,8 @@ for i in $(seq $ROUNDS); do
 	done
 done
 base=$(median ${V[copy]})
-echo "# probe modes: $ROUNDS rotated rounds of $T s, stream $MSG on a veth pair; medians"
+echo "# probe modes: $ROUNDS rotated rounds of $T s, stream $MSG on a veth pair" \
+	"($PLACEMENT); medians"
 for m in $MODES; do
 	v=$(median ${V[$m]})
 	printf '%-13s %10.1f Mbit/s  ratio to copy %s  CPU per Gbit/s: sender %5.1f%%, receiver %5.1f%%\n' \

@@ -14,10 +14,11 @@ ktap_header "sampler bench: veth throughput, probe sampling on vs off"
 if [ "$(id -u)" -ne 0 ]; then ktap_skip "sampler overhead" "needs root"; ktap_finish; exit; fi
 trap pe_cleanup EXIT
 pe_setup smp || { ktap_fail "veth setup"; ktap_finish; exit 1; }
-pe_serve $PE_B
+PE_SERVE_WRAP="${RXPIN[*]}" pe_serve $PE_B
+ktap_diag "placement: $PLACEMENT"
 OUT=$(mktemp -d)
 probe() {	# probe NAME [OPTS]: Gbit/s of one flow, and its control thread's % of a CPU
-	"$E" --netns $PE_A --json probe --peer $PE_IP_B --duration $SECS \
+	"${TXPIN[@]}" "$E" --netns $PE_A --json probe --peer $PE_IP_B --duration $SECS \
 		--warmup 1 --msg-size 128K --cc $CC "${@:2}" >"$OUT/$1.json" 2>/dev/null
 	python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["result"]; print(r["throughput-mbps"] / 1e3, r["cpu"]["local-control-pct"])' \
 		"$OUT/$1.json" 2>/dev/null || echo nan nan

@@ -26,16 +26,18 @@ ip -n $A link set txbench0 up && ip -n $B link set txbench1 up &&
 ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; ktap_finish; exit 1; }
 
 if "$ETHTUNE" help 2>/dev/null | grep -q "ethtune probe"; then
-	ip netns exec $B "$ETHTUNE" serve --bind 198.18.78.2 --port $PORT >/dev/null 2>&1 &
-	LOAD="$ETHTUNE --json probe --peer 198.18.78.2:$PORT --duration $SECS --warmup 1 --cc $CC"
+	ip netns exec $B "${RXPIN[@]}" "$ETHTUNE" serve --bind 198.18.78.2 --port $PORT >/dev/null 2>&1 &
+	LOAD="${TXPIN[*]} $ETHTUNE --json probe --peer 198.18.78.2:$PORT --duration $SECS --warmup 1"
+	LOAD="$LOAD --cc $CC"
 	TOOL=probe
 else
-	ip netns exec $B iperf3 -s -p $PORT >/dev/null 2>&1 &
-	LOAD="iperf3 -J -c 198.18.78.2 -p $PORT -t $SECS -C $CC"
+	ip netns exec $B "${RXPIN[@]}" iperf3 -s -p $PORT >/dev/null 2>&1 &
+	LOAD="${TXPIN[*]} iperf3 -J -c 198.18.78.2 -p $PORT -t $SECS -C $CC"
 	TOOL=iperf3
 fi
 sleep 0.5
 OUT=$(mktemp -d)
+ktap_diag "placement: $PLACEMENT"
 
 # Gbit/s from the load's JSON (iperf3: received sum; probe: result.throughput-mbps).
 gbps() {
