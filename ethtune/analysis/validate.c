@@ -969,11 +969,6 @@ static int kernel_tsq_default(uint64_t *v)
 	"its skbs leave their socket when handed to the peer, so TSQ never holds a flow back "     \
 	"on it"
 
-/* One flow against VAL_TSQ_FLOWS at this kernel's default tcp_limit_output_bytes, interleaved
- * ABBA rounds until both intervals are narrow or the budget is spent, and the verdict into r
- * (tsq, and large-mtu at the largest MTU). 0 or -EINTR. */
-/* The GSO and TSO limits of a device (of its link as read), the larger of IPv6's and IPv4's
- * GSO size; -EOPNOTSUPP on a kernel that reports no GSO limits. */
 static int link_gso_limits(const struct et_link *l, uint64_t *size, uint64_t *segs,
 			   uint64_t *tso_size);
 static int gso_limits(const char *dev, uint64_t *size, uint64_t *segs, uint64_t *tso_size);
@@ -1066,6 +1061,9 @@ out:
 	return ret;
 }
 
+/* One flow against VAL_TSQ_FLOWS at this kernel's default tcp_limit_output_bytes, interleaved
+ * ABBA rounds until both intervals are narrow or the budget is spent, and the verdict into r
+ * (tsq, and large-mtu at the largest MTU). 0 or -EINTR. */
 static int tsq_measure(struct val_ctx *c, struct val_res *r)
 {
 	double one[VAL_TSQ_ROUNDS], many[VAL_TSQ_ROUNDS], scaled[VAL_TSQ_ROUNDS], t0 = et_now_s();
@@ -2063,8 +2061,10 @@ void val_gso_judge(const struct val_gso *m, struct val_res *r)
 				     : "n/a (too few segments per skb to tell)");
 }
 
-/* The limits in force on the device: the larger of gso-max-size and gso-ipv4-max-size (the one
- * an IPv4 flow gets, since 6.3), and gso-max-segs. */
+/* The limits in force on the device (of its link as read): the larger of gso-max-size and
+ * gso-ipv4-max-size (the one an IPv4 flow gets, since 6.3), gso-max-segs, and tso-max-size (0
+ * where not reported); -EOPNOTSUPP on a kernel that reports no GSO limits. gso_limits() reads
+ * the link first. */
 static int link_gso_limits(const struct et_link *l, uint64_t *size, uint64_t *segs,
 			   uint64_t *tso_size)
 {
