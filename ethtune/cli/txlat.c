@@ -19,11 +19,18 @@
 #include "util/ethtune.h"
 #include "out/json_print.h"
 #include "trace/txlat.h"
+#include "util/stats.h"
 
 #define TXLAT_MAX_BQL	64
 #define TXLAT_MAX_IRQS	256
 #define SAMPLE_MS	100
 #define TXLAT_MAX_FLOOR 1024
+/* --duty: the programs attached for pct% of every period, the xmit hook leaving first. Each
+ * attach and detach costs the load a few ms (the tracepoints' static keys are patched on every
+ * CPU), so the default period keeps them under 1%. */
+#define DUTY_PERIOD_S 1.0
+#define DUTY_GRACE_S  0.05
+#define DUTY_MAX_WIN  4096
 
 struct bql_sample {
 	unsigned int n;
@@ -51,6 +58,14 @@ struct txlat_run {
 	bool irq_tx[TXLAT_MAX_IRQS];
 	uint64_t irq0, irq1, txirq0, txirq1;
 	struct txlat_result res; /* what the programs saw */
+	/* --duty: the device's TX bytes/s in each attached window and in the detached one after
+	 * it, and the median of traced over untraced with its sign-test interval */
+	unsigned int duty_pct; /* 100: attached throughout */
+	double period_s;
+	unsigned int nwin;
+	double on_bps[DUTY_MAX_WIN], off_bps[DUTY_MAX_WIN];
+	unsigned int npairs;
+	double cost_ratio, cost_lo, cost_hi, cost_cov, on_med_bps, off_med_bps;
 };
 
 static volatile sig_atomic_t txlat_interrupted;
@@ -207,14 +222,57 @@ static pid_t start_load(char **argv)
 	_exit(127);
 }
 
-/* Trace while the load (if any) runs and for duration_s; samples BQL and IRQs meanwhile. */
+/* The device's TX bytes, from its statistics (the namespace's sysfs); 0 if unreadable. */
+static uint64_t dev_tx_bytes(const char *dev)
+{
+	char path[256];
+	uint64_t v = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
+	read_file_u64(path, &v);
+	return v;
+}
+
+/* What tracing costs the load, from its own windows: each attached window's TX rate against
+ * the mean of the detached windows on either side, so that drift slower than a period
+ * cancels. The first and last windows are left out (the load starting and ending). */
+static void duty_cost(struct txlat_run *r)
+{
+	static double ratio[DUTY_MAX_WIN], on[DUTY_MAX_WIN], off[DUTY_MAX_WIN];
+	unsigned int i, n = 0;
+	double lo, hi;
+
+	r->npairs = 0;
+	for (i = 1; i + 1 < r->nwin; i++) {
+		double ref = (r->off_bps[i - 1] + r->off_bps[i]) / 2;
+
+		if (!(r->on_bps[i] > 0) || !(r->off_bps[i - 1] > 0) || !(r->off_bps[i] > 0))
+			continue;
+		on[n] = r->on_bps[i];
+		off[n] = ref;
+		ratio[n++] = r->on_bps[i] / ref;
+	}
+	if (n < 4)
+		return;
+	r->npairs = n;
+	r->cost_cov = stats_median_sign_ci(ratio, n, &r->cost_ratio, &r->cost_lo, &r->cost_hi);
+	stats_median_sign_ci(on, n, &r->on_med_bps, &lo, &hi);
+	stats_median_sign_ci(off, n, &r->off_med_bps, &lo, &hi);
+}
+
+/* Trace while the load (if any) runs and for duration_s; samples BQL and IRQs meanwhile. With a
+ * duty below 100% the programs come and go every DUTY_PERIOD_S, and each window's TX bytes
+ * are counted. */
 static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 {
 	struct txlat_opts opts = { .backend = r->backend, .bpf_stats = r->bpf_stats };
 	struct sigaction sa = { .sa_handler = on_signal };
+	double on_s = r->period_s * r->duty_pct / 100.0, grace = fmin(DUTY_GRACE_S, on_s / 4);
+	bool duty = r->duty_pct < 100, on = true;
+	double t0, end, next_sample, flip, wt;
+	uint64_t wb;
 	struct txlat *t;
 	pid_t child = -1;
-	double t0, end;
 	int ret;
 
 	ret = txlat_open(r->dev, &opts, &t, why, len);
@@ -226,6 +284,10 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 	irq_count(r, &r->irq0, &r->txirq0);
 	t0 = et_now_s();
 	end = r->duration_s > 0 ? t0 + r->duration_s : 0;
+	next_sample = t0;
+	wt = t0;
+	wb = dev_tx_bytes(r->dev);
+	flip = duty ? t0 + on_s : 0;
 	r->load_status = -1;
 	if (r->load_argv) {
 		child = start_load(r->load_argv);
@@ -236,35 +298,78 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 		}
 	}
 	while (!txlat_interrupted) {
-		struct timespec ts = { 0, SAMPLE_MS * 1000000L };
+		double now = et_now_s(), next;
+		struct timespec ts;
 		int st;
 
-		bql_sample(r);
-		if (child > 0 && waitpid(child, &st, WNOHANG) == child) {
-			r->load_status = st;
-			child = -1;
-			if (!end)
+		if (now >= next_sample) {
+			bql_sample(r);
+			if (child > 0 && waitpid(child, &st, WNOHANG) == child) {
+				r->load_status = st;
+				child = -1;
+				if (!end)
+					break;
+			}
+			if (end && et_now_s() >= end)
 				break;
+			if (r->nfloor < TXLAT_MAX_FLOOR &&
+			    !timer_floor_us(5, &r->floor_us[r->nfloor]))
+				r->nfloor++;
+			next_sample = now + SAMPLE_MS / 1000.0;
 		}
-		if (end && et_now_s() >= end)
-			break;
-		if (r->nfloor < TXLAT_MAX_FLOOR && !timer_floor_us(5, &r->floor_us[r->nfloor]))
-			r->nfloor++;
-		nanosleep(&ts, NULL);
+		if (duty && et_now_s() >= flip) {
+			uint64_t b;
+			double w;
+
+			if (on) {
+				txlat_pause(t, grace);
+			} else {
+				ret = txlat_resume(t);
+				if (ret) {
+					snprintf(why, len, "cannot attach again to %s: %s", r->dev,
+						 strerror(-ret));
+					break;
+				}
+			}
+			b = dev_tx_bytes(r->dev);
+			w = et_now_s();
+			if (r->nwin < DUTY_MAX_WIN) {
+				/* an off window closes the pair its on window opened */
+				if (on)
+					r->on_bps[r->nwin] = (b - wb) / (w - wt);
+				else
+					r->off_bps[r->nwin++] = (b - wb) / (w - wt);
+			}
+			wb = b;
+			wt = w;
+			on = !on;
+			flip = w + (on ? on_s : r->period_s - on_s);
+		}
+		next = duty && flip < next_sample ? flip : next_sample;
+		now = et_now_s();
+		if (next > now) {
+			ts.tv_sec = (time_t)(next - now);
+			ts.tv_nsec = (long)((next - now - ts.tv_sec) * 1e9);
+			nanosleep(&ts, NULL);
+		}
 	}
 	r->elapsed_s = et_now_s() - t0;
 	qsort(r->floor_us, r->nfloor, sizeof(r->floor_us[0]), cmp_double);
 	irq_count(r, &r->irq1, &r->txirq1);
 	/* Stop tracing before reading, so that the counts are consistent. */
 	txlat_stop(t);
-	ret = txlat_read(t, &r->res);
+	if (!ret) {
+		ret = txlat_read(t, &r->res);
+		if (ret)
+			snprintf(why, len, "cannot read the counts of %s: %s", r->dev,
+				 strerror(-ret));
+	}
 	txlat_close(t);
+	duty_cost(r);
 	if (child > 0) {
 		kill(child, SIGTERM);
 		waitpid(child, &r->load_status, 0);
 	}
-	if (ret)
-		snprintf(why, len, "cannot read the counts of %s: %s", r->dev, strerror(-ret));
 	return ret;
 }
 
@@ -449,6 +554,33 @@ static void print_floor(const struct txlat_run *r)
 		r->floor_us[r->nfloor / 2]);
 }
 
+/* The windows of --duty, and what tracing cost the device's TX rate in them. */
+static void print_duty(const struct txlat_run *r)
+{
+	if (r->duty_pct >= 100)
+		return;
+	open_json_object("duty");
+	print_uint(PRINT_ANY, "pct", "duty: attached %u%%", r->duty_pct);
+	print_float(PRINT_ANY, "period-ms", " of every %.0f ms", r->period_s * 1000);
+	print_float(PRINT_ANY, "traced-s", " (%.1f s", r->res.traced_s);
+	print_float(PRINT_ANY, "elapsed-s", " of %.1f s)", r->elapsed_s);
+	print_uint(PRINT_ANY, "windows", ", %u windows\n", r->nwin);
+	if (!r->npairs) {
+		print_na("ratio", "cost: %s (fewer than 4 window pairs: trace longer)\n");
+		close_json_object();
+		return;
+	}
+	print_float(PRINT_ANY, "tx-mbps-on", "cost: TX %.0f Mbit/s attached", r->on_med_bps * 8e-6);
+	print_float(PRINT_ANY, "tx-mbps-off", ", %.0f detached", r->off_med_bps * 8e-6);
+	print_float(PRINT_ANY, "ratio", "; ratio %.3f", r->cost_ratio);
+	print_float(PRINT_ANY, "ratio-lo", " [%.3f,", r->cost_lo);
+	print_float(PRINT_ANY, "ratio-hi", " %.3f]", r->cost_hi);
+	print_uint(PRINT_ANY, "pairs",
+		   " (median of %u windows against the mean of their neighbours,", r->npairs);
+	print_float(PRINT_ANY, "coverage-pct", " sign-test %.1f%% interval)\n", r->cost_cov);
+	close_json_object();
+}
+
 static void print_irqs(const struct txlat_run *r)
 {
 	open_json_object("interrupts");
@@ -543,6 +675,7 @@ static void txlat_report(const struct txlat_run *r)
 	print_bql(r);
 	print_irqs(r);
 	print_floor(r);
+	print_duty(r);
 	open_json_object("bpf");
 	if (t->bpf_runs && r->elapsed_s > 0) {
 		print_uint(PRINT_ANY, "runs", "bpf: %llu program runs", t->bpf_runs);
@@ -578,7 +711,7 @@ static char **split_args(const char *prefix0, const char *prefix1, const char *s
 	return argv;
 }
 
-enum { O_DURATION = CLI_LONG, O_LOAD, O_LOAD_CMD, O_BACKEND, O_BPF_STATS };
+enum { O_DURATION = CLI_LONG, O_LOAD, O_LOAD_CMD, O_BACKEND, O_BPF_STATS, O_DUTY, O_PERIOD };
 
 static const struct cli_opt txlat_opts[] = {
 	{ "duration", O_DURATION, required_argument, "S",
@@ -590,6 +723,11 @@ static const struct cli_opt txlat_opts[] = {
 	{ "bpf-stats", O_BPF_STATS, no_argument, NULL,
 	  "measure the programs' own cost (BPF run-time statistics: kernel-wide, "
 	  "a clock read more in every program run while on)" },
+	{ "duty", O_DUTY, required_argument, "PCT",
+	  "attach the programs for PCT% of every period (default 100): the cost falls with it, "
+	  "and the windows between measure it" },
+	{ "period", O_PERIOD, required_argument, "MS",
+	  "--duty's period (default 1000 ms; each attach and detach costs the load a few ms)" },
 	CLI_END,
 };
 
@@ -635,6 +773,26 @@ static int txlat_opt(void *ctx, int id, const char *arg, char *err, size_t errle
 	case O_BPF_STATS:
 		t->r->bpf_stats = true;
 		return 0;
+	case O_DUTY: {
+		long v = strtol(arg, &end, 10);
+
+		if (*end || end == arg || v < 10 || v > 100) {
+			snprintf(err, errlen, "invalid --duty '%s' (percent, 10 to 100)", arg);
+			return -EINVAL;
+		}
+		t->r->duty_pct = (unsigned int)v;
+		return 0;
+	}
+	case O_PERIOD: {
+		long v = strtol(arg, &end, 10);
+
+		if (*end || end == arg || v < 200 || v > 60000) {
+			snprintf(err, errlen, "invalid --period '%s' (ms, 200 to 60000)", arg);
+			return -EINVAL;
+		}
+		t->r->period_s = v / 1000.0;
+		return 0;
+	}
 	case O_BACKEND:
 		t->r->backend = arg;
 		if (!backend_known(arg)) {
@@ -679,6 +837,8 @@ int cmd_txlat(int argc, char **argv)
 	int ret;
 
 	memset(&r, 0, sizeof(r));
+	r.duty_pct = 100;
+	r.period_s = DUTY_PERIOD_S;
 	if (cli_args(&cli_txlat, &argc, argv, txlat_opt, &t, &ret))
 		return ret;
 	if (t.no_exe) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/mount.h>
@@ -121,8 +122,9 @@ struct txlat {
 	const char *completion; /* driver, receiver (veth, loopback) or reader (tun) */
 	bool peer;		/* time the peer's receive of the same skb */
 	bool wfree_hooked, pull_hooked, ksyms_ok, attached;
-	int stats_fd;  /* BPF run-time statistics while open, -1 off */
-	double t0, t1; /* the window: its start, and its end once stopped (0 running) */
+	int stats_fd;	  /* BPF run-time statistics while open, -1 off */
+	double t0, t1;	  /* the window: its start, and its end once stopped (0 running) */
+	double on0, on_s; /* the last attach, and the time attached in the window before it */
 	uint64_t runs0, run_ns0;
 	struct txlat_q base[TXLAT_MAX_QUEUES], now[TXLAT_MAX_QUEUES];
 };
@@ -451,6 +453,7 @@ int txlat_open(const char *dev, const struct txlat_opts *o, struct txlat **out, 
 		return ret;
 	}
 	t->attached = true;
+	t->on0 = et_now_s();
 	/* Run-time accounting of BPF programs, while stats_fd is open (needs CAP_SYS_ADMIN). */
 	if (o && o->bpf_stats)
 		t->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -463,22 +466,92 @@ void txlat_stop(struct txlat *t)
 {
 	if (!t || !t->attached)
 		return;
-	txlat_bpf__detach(t->skel);
-	t->attached = false;
+	txlat_pause(t, 0);
 	t->t1 = et_now_s();
 }
 
 /* Forget the skbs in flight at a stop: their frees were not seen, and a later xmit of the same
- * address would count as a reuse. */
-static void forget_inflight(struct txlat *t)
+ * address would count as a reuse. The programs take an entry timed before the epoch (their
+ * clock, CLOCK_MONOTONIC) for an empty way. */
+static int forget_inflight(struct txlat *t)
 {
-	int fd = bpf_map__fd(t->skel->maps.inflight);
-	static const struct txlat_set zero;
-	__u32 k;
+	struct timespec ts;
+	__u32 zero = 0;
 
-	for (k = 0; k < TXLAT_SETS; k++)
-		if (bpf_map_update_elem(fd, &k, &zero, BPF_ANY))
-			break;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t->skel->bss->epoch_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.bss), &zero, t->skel->bss, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* The skeleton's link slot of the xmit program, the one hook that starts an entry. */
+static struct bpf_link **xmit_link(struct txlat *t)
+{
+	const struct bpf_object_skeleton *sk = t->skel->skeleton;
+	struct bpf_program *x = t->ops->prog(t->skel, HOOK_XMIT);
+	int i;
+
+	for (i = 0; i < sk->prog_cnt; i++)
+		if (*sk->progs[i].prog == x)
+			return sk->progs[i].link;
+	return NULL;
+}
+
+int txlat_resume(struct txlat *t)
+{
+	const struct bpf_object_skeleton *sk = t->skel->skeleton;
+	struct bpf_link **xl = xmit_link(t);
+	int i, ret;
+
+	if (t->attached)
+		return 0;
+	ret = forget_inflight(t);
+	if (ret)
+		return ret;
+	/* every other hook first, so that no skb starts an entry whose end is not watched */
+	for (i = 0; i < sk->prog_cnt; i++) {
+		struct bpf_link **l = sk->progs[i].link;
+
+		if (l == xl || *l || !bpf_program__autoload(*sk->progs[i].prog))
+			continue;
+		*l = bpf_program__attach(*sk->progs[i].prog);
+		if (!*l) {
+			ret = -errno;
+			txlat_bpf__detach(t->skel);
+			return ret;
+		}
+	}
+	if (xl && !*xl) {
+		*xl = bpf_program__attach(t->ops->prog(t->skel, HOOK_XMIT));
+		if (!*xl) {
+			ret = -errno;
+			txlat_bpf__detach(t->skel);
+			return ret;
+		}
+	}
+	t->attached = true;
+	t->on0 = et_now_s();
+	return 0;
+}
+
+void txlat_pause(struct txlat *t, double grace_s)
+{
+	struct bpf_link **xl;
+
+	if (!t || !t->attached)
+		return;
+	xl = xmit_link(t);
+	if (xl && *xl && grace_s > 0) {
+		struct timespec ts = { (time_t)grace_s, (long)((grace_s - (time_t)grace_s) * 1e9) };
+
+		bpf_link__destroy(*xl);
+		*xl = NULL;
+		nanosleep(&ts, NULL);
+	}
+	txlat_bpf__detach(t->skel);
+	t->attached = false;
+	t->on_s += et_now_s() - t->on0;
 }
 
 int txlat_reset(struct txlat *t)
@@ -486,12 +559,12 @@ int txlat_reset(struct txlat *t)
 	int ret;
 
 	if (!t->attached) {
-		forget_inflight(t);
-		ret = txlat_bpf__attach(t->skel);
+		ret = txlat_resume(t);
 		if (ret)
-			return ret < 0 ? ret : -errno;
-		t->attached = true;
+			return ret;
 	}
+	t->on_s = 0;
+	t->on0 = et_now_s();
 	ret = read_maps(t->skel, t->base);
 	if (ret)
 		return ret;
@@ -523,6 +596,7 @@ int txlat_read(struct txlat *t, struct txlat_result *r)
 	r->pull_hooked = t->pull_hooked;
 	r->ksyms_ok = t->ksyms_ok;
 	r->elapsed_s = (t->t1 ? t->t1 : et_now_s()) - t->t0;
+	r->traced_s = t->on_s + (t->attached ? et_now_s() - t->on0 : 0);
 	if (t->stats_fd >= 0) {
 		bpf_cost(t->skel, &r->bpf_runs, &r->bpf_run_ns);
 		r->bpf_runs -= MIN(t->runs0, r->bpf_runs);

@@ -24,6 +24,15 @@ int txlat_reset(struct txlat *t __attribute__((unused)))
 	return -EOPNOTSUPP;
 }
 
+void txlat_pause(struct txlat *t __attribute__((unused)), double grace_s __attribute__((unused)))
+{
+}
+
+int txlat_resume(struct txlat *t __attribute__((unused)))
+{
+	return -EOPNOTSUPP;
+}
+
 int txlat_read(struct txlat *t __attribute__((unused)),
 	       struct txlat_result *r __attribute__((unused)))
 {

@@ -1,5 +1,6 @@
 /* Statistics all layers share: Student t, mean intervals, Welch, Wilson, quantiles, histograms. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/stats.h"
@@ -240,6 +241,33 @@ double stats_quantile_sorted(const double *v, unsigned int n, double q)
 	unsigned int i = (unsigned int)pos;
 
 	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double stats_median_sign_ci(double *v, unsigned int n, double *med, double *lo, double *hi)
+{
+	/* P(Bin(n, 1/2) <= j), and the coverage of the order statistics j + 1 and n - j */
+	double ln2n = (double)n * log(2.0), cdf = exp(-ln2n), cov = 1 - 2 * cdf;
+	unsigned int j, k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	*med = stats_quantile_sorted(v, n, 0.5);
+	for (j = 1; 2 * j < n; j++) {
+		cdf += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) - ln2n);
+		if (1 - 2 * cdf < 0.95)
+			break;
+		k = j;
+		cov = 1 - 2 * cdf;
+	}
+	*lo = v[k];
+	*hi = v[n - 1 - k];
+	return 100 * cov;
 }
 
 void hist_add(struct stats_hist *h, uint64_t v)

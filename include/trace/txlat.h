@@ -82,6 +82,7 @@ struct txlat_result {
 	bool pull_hooked;    /* linearizations counted by fentry (lin_driver, lin_stack) */
 	bool ksyms_ok;	     /* destructor addresses known: socket ownership counted */
 	double elapsed_s;    /* of the window */
+	double traced_s;     /* of it, with the programs attached (less with pauses) */
 	unsigned int active; /* queues that sent */
 	struct txlat_queue q[TXLAT_QUEUES];
 	struct txlat_counts c;		       /* all queues */
@@ -101,6 +102,11 @@ int txlat_open(const char *dev, const struct txlat_opts *o, struct txlat **out, 
 void txlat_stop(struct txlat *t);
 /* Start a new window now (attaching again if stopped). 0 or -errno. */
 int txlat_reset(struct txlat *t);
+/* Within a window: detach (the xmit hook grace_s before the others, so that the skbs it timed
+ * can still be seen freed), then attach again (the xmit hook last, entries from before the
+ * pause forgotten). The counts add up over the attached time. 0 or -errno. */
+void txlat_pause(struct txlat *t, double grace_s);
+int txlat_resume(struct txlat *t);
 /* The window so far. 0 or -errno. */
 int txlat_read(struct txlat *t, struct txlat_result *r);
 /* Stop and read: 0 when the window holds traced skbs (frees or TCP skbs), else -ENODATA or

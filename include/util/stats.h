@@ -1,5 +1,5 @@
 /* Statistics all layers share: Student t, mean intervals, Welch, paired t, Wilson, quantiles,
- * histograms. */
+ * the median's sign-test interval, histograms. */
 #ifndef ETHTUNE_UTIL_STATS_H
 #define ETHTUNE_UTIL_STATS_H
 
@@ -34,6 +34,11 @@ uint64_t stats_rank(double q, uint64_t n);
 unsigned int stats_bucket_of_rank(const uint64_t *count, unsigned int nb, uint64_t rank);
 /* Quantile q (0..1) of n >= 1 sorted values, interpolated linearly between neighbours. */
 double stats_quantile_sorted(const double *v, unsigned int n, double q);
+/* The median of n >= 1 values (sorted in place) and its distribution-free interval by the sign
+ * test: order statistics k and n + 1 - k for the largest k whose coverage under Binomial(n, 1/2)
+ * is at least 95% (the whole range, and its smaller coverage, when n is too small). Returns the
+ * coverage in percent. */
+double stats_median_sign_ci(double *v, unsigned int n, double *med, double *lo, double *hi);
 
 /* A latency distribution in microseconds: what every latency printout shows. */
 struct stats_lat {

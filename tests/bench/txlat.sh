@@ -1,5 +1,6 @@
 #!/bin/bash
-# Bench: single-flow throughput on a veth pair with txlat tracing on vs off, side by side; ratio.
+# Bench: single-flow throughput on a veth pair with txlat tracing on vs off, side by side; ratio
+# (rounds, and --duty windows within one flow).
 # Runs ethtune's probe when it exists, else iperf3. Rounds alternate off/on to cancel drift.
 set -u
 cd "$(dirname "$0")/../.."
@@ -78,6 +79,39 @@ echo "# txlat bench: median off $moff Gbit/s, on $mon Gbit/s;" \
 	"ratio on/off $ratio [$lo, $hi] (median of $n paired rounds, sign-test ${cov}% interval);" \
 	"bound >= 0.98: $where"
 if [ "$ratio" = nan ]; then ktap_fail "throughput measured"; else ktap_ok "throughput ratio on/off $ratio"; fi
+# the same cost inside one flow: txlat --duty attaches and detaches the programs every second and
+# compares each attached window's TX rate with the detached windows either side, so host drift
+# slower than a second cancels (the rounds above see it whole). At 50% that is the cost of tracing
+# (and of one attach and detach a window); at 15% the whole run's cost follows from the traced
+# share of the time.
+DUTY_SECS=${TXLAT_BENCH_DUTY_SECS:-30}
+LOADD="${LOAD/--duration $SECS/--duration $DUTY_SECS}"
+LOADD="${LOADD/-t $SECS/-t $DUTY_SECS}"
+for d in 50 15; do
+	"$ETHTUNE" --netns $A --json txlat txbench0 --duty $d --load-cmd "$LOADD > $OUT/duty$d.load.json" \
+		>"$OUT/duty$d.json" 2>"$OUT/duty$d.err"
+	line=$(python3 - "$OUT/duty$d.json" $d <<'PY'
+import json, sys
+try:
+    u = json.load(open(sys.argv[1]))["duty"]
+    r, lo, hi = u["ratio"], u["ratio-lo"], u["ratio-hi"]
+except Exception:
+    print("nan"); sys.exit()
+f = u["traced-s"] / u["elapsed-s"]
+run = lambda x: 1 - f * (1 - x)
+where = "above" if run(lo) >= 0.98 else "below" if run(hi) < 0.98 else "straddles"
+print("%.3f [%.3f, %.3f] (median of %d windows, sign-test %.1f%% interval); attached %.0f%% of %.1f s,"
+      " so the whole run at %s%%: %.3f [%.3f, %.3f]; bound >= 0.98: %s" % (r, lo, hi, u["pairs"],
+      u["coverage-pct"], 100 * f, u["elapsed-s"], sys.argv[2], run(r), run(lo), run(hi), where))
+PY
+)
+	if [ "$line" = nan ]; then
+		ktap_fail "txlat --duty $d measured its windows"; sed 's/^/# /' "$OUT/duty$d.err" | head -5
+	else
+		ktap_ok "txlat --duty $d measured its windows"
+		echo "# txlat bench: --duty $d, attached window / detached neighbours: $line"
+	fi
+done
 # the programs' own cost as the kernel accounts it, in runs of their own: the run-time statistics
 # add a clock read to every program run, which the rounds above must not pay
 for i in 1 2 3; do run_on stats$i --bpf-stats; done

@@ -92,6 +92,22 @@ else
 fi
 ktap_schema "txlat --load --json fits docs/schema/txlat.json" txlat "$OUT/p.json"
 
+# --duty: the programs come and go every period (500 ms here), the xmit hook leaving 50 ms before
+# the rest, so that what was timed is still seen received; the windows between measure the cost
+"$ETHTUNE" --netns $A --json txlat txlns0 --duty 50 --period 500 \
+	--load "--peer 198.18.79.2:$((PORT + 1)) --duration 5 --warmup 0" >"$OUT/d.json" 2>"$OUT/d.err"
+if jcheck "$OUT/d.json" 'd["duty"]["pct"] == 50 and d["duty"]["windows"] >= 6 and
+	0.3 <= d["duty"]["traced-s"] / d["duty"]["elapsed-s"] <= 0.8 and
+	d["peer-rx"]["count"] >= 0.9 * d["queues"][0]["xmit"] > 0 and d["duty"]["pairs"] >= 4 and
+	d["duty"]["ratio-lo"] <= d["duty"]["ratio"] <= d["duty"]["ratio-hi"]'; then
+	ktap_ok "--duty 50: windows traced, every timed skb seen received, cost measured"
+else
+	ktap_fail "--duty 50: windows traced, every timed skb seen received, cost measured"
+	sed 's/^/# /' "$OUT/d.err" | head -5
+fi
+python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['duty']; print('# duty 50: %d windows, %.1f of %.1f s traced, TX ratio %.3f [%.3f, %.3f]' % (d['windows'], d['traced-s'], d['elapsed-s'], d['ratio'], d['ratio-lo'], d['ratio-hi']))" "$OUT/d.json" 2>/dev/null
+ktap_schema "txlat --duty --json fits docs/schema/txlat.json" txlat "$OUT/d.json"
+
 for b in raw tracepoint; do
 	# tracefs may get mounted by the tool: do it in a private mount namespace
 	unshare -m "$ETHTUNE" --netns $A --json txlat txlns0 --backend $b --load-cmd "$LOAD" \
@@ -137,6 +153,8 @@ expect "device in another namespace" 1 "txlns0" "$ETHTUNE" txlat txlns0 --durati
 expect "missing device" 2 "missing device" "$ETHTUNE" txlat
 expect "bad duration" 2 "duration" "$ETHTUNE" txlat lo --duration -3
 expect "unknown backend" 2 "backend" "$ETHTUNE" txlat lo --backend foo
+expect "bad duty" 2 "duty" "$ETHTUNE" txlat lo --duty 5
+expect "bad period" 2 "period" "$ETHTUNE" txlat lo --duty 50 --period 10
 expect "unknown option" 2 "--frobnicate" "$ETHTUNE" txlat lo --frobnicate
 if command -v setpriv >/dev/null; then
 	expect "no privilege (capabilities dropped)" 1 "root" \

@@ -1,5 +1,5 @@
 /* Statistics behind verdicts: t intervals, Welch's and the paired t-test, Wilson intervals, the
- * median's interval. */
+ * median's interval by the sign test. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,6 +77,26 @@ static void test_wilson(void **state)
 	assert_true(lo == 0 && hi == 1);
 }
 
+/* The sign test's order statistics, as tests/bench/lib/paired.py takes them: the widest pair
+ * with 95% coverage, or the whole range with its own when n is too small. */
+static void test_median_sign(void **state)
+{
+	double v[20], med, lo, hi, cov;
+	unsigned int i;
+
+	for (i = 0; i < 12; i++)
+		v[i] = 12 - i; /* unsorted on purpose */
+	cov = stats_median_sign_ci(v, 12, &med, &lo, &hi);
+	assert_true(med == 6.5 && lo == 3 && hi == 10 && fabs(cov - 96.14) < 0.01);
+	for (i = 0; i < 20; i++)
+		v[i] = i + 1;
+	cov = stats_median_sign_ci(v, 20, &med, &lo, &hi);
+	assert_true(med == 10.5 && lo == 6 && hi == 15 && fabs(cov - 95.86) < 0.01);
+	v[0] = 3, v[1] = 1, v[2] = 2;
+	cov = stats_median_sign_ci(v, 3, &med, &lo, &hi);
+	assert_true(med == 2 && lo == 1 && hi == 3 && cov == 75);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -84,6 +104,7 @@ int main(void)
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_wilson),
+		cmocka_unit_test(test_median_sign),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

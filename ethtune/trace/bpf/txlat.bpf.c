@@ -28,6 +28,10 @@ const volatile __u64 addr_tcp_wfree = 0;
 const volatile __u64 addr_sock_wfree = 0;
 const volatile __u64 addr___sock_wfree = 0;
 
+/* Set by user space at every attach: an entry timed before it is left from an earlier window
+ * of tracing (its free went unseen while detached) and counts as an empty way. */
+__u64 epoch_ns = 0;
+
 /* skbs between xmit and free: a set-associative table keyed by the skb's address, TXLAT_WAYS
  * ways a set. An array lookup is inlined by the verifier, where a hash map's update and delete
  * cost a few hundred ns an skb, and the free path runs for every skb freed on the machine. A
@@ -67,7 +71,7 @@ static __always_inline struct txlat_slot *slot_find(__u64 key)
 #pragma unroll
 	for (i = 0; i < TXLAT_WAYS; i++)
 		if (s->w[i].skb == key)
-			return &s->w[i];
+			return s->w[i].e.ts >= epoch_ns ? &s->w[i] : NULL;
 	return NULL;
 }
 
@@ -174,11 +178,12 @@ static __always_inline void set_insert(struct txlat_qstats *st, __u64 key,
 		if (s->w[i].skb == key && v == TXLAT_WAYS)
 			v = i;
 	if (v < TXLAT_WAYS) {
-		st->c[TXLAT_C_REXMIT]++;
+		if (s->w[v].e.ts >= epoch_ns)
+			st->c[TXLAT_C_REXMIT]++;
 	} else {
 #pragma unroll
 		for (i = 0; i < TXLAT_WAYS; i++)
-			if (!s->w[i].skb && v == TXLAT_WAYS)
+			if ((!s->w[i].skb || s->w[i].e.ts < epoch_ns) && v == TXLAT_WAYS)
 				v = i;
 	}
 	if (v == TXLAT_WAYS) {
