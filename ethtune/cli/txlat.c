@@ -759,6 +759,7 @@ static int txlat_opt(void *ctx, int id, const char *arg, char *err, size_t errle
 {
 	static char exe[4096];
 	struct txlat_args *t = ctx;
+	uint32_t u;
 	char *end;
 	ssize_t n;
 
@@ -773,26 +774,20 @@ static int txlat_opt(void *ctx, int id, const char *arg, char *err, size_t errle
 	case O_BPF_STATS:
 		t->r->bpf_stats = true;
 		return 0;
-	case O_DUTY: {
-		long v = strtol(arg, &end, 10);
-
-		if (*end || end == arg || v < 10 || v > 100) {
+	case O_DUTY:
+		if (parse_u32(arg, &u) || u < 10 || u > 100) {
 			snprintf(err, errlen, "invalid --duty '%s' (percent, 10 to 100)", arg);
 			return -EINVAL;
 		}
-		t->r->duty_pct = (unsigned int)v;
+		t->r->duty_pct = u;
 		return 0;
-	}
-	case O_PERIOD: {
-		long v = strtol(arg, &end, 10);
-
-		if (*end || end == arg || v < 200 || v > 60000) {
+	case O_PERIOD:
+		if (parse_u32(arg, &u) || u < 200 || u > 60000) {
 			snprintf(err, errlen, "invalid --period '%s' (ms, 200 to 60000)", arg);
 			return -EINVAL;
 		}
-		t->r->period_s = v / 1000.0;
+		t->r->period_s = u / 1000.0;
 		return 0;
-	}
 	case O_BACKEND:
 		t->r->backend = arg;
 		if (!backend_known(arg)) {
