@@ -300,14 +300,6 @@ struct val_ctx {
 static const struct et_object *const objs[3] = { &et_coalesce, &et_rings, &et_channels };
 static const char *const obj_words[3] = { "coalesce", "ring", "channels" };
 
-static int dev_file_u64(const char *dev, const char *rel, uint64_t *v)
-{
-	char path[400];
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, rel);
-	return read_file_u64(path, v);
-}
-
 static void snap_take(const char *dev, struct snap *s)
 {
 	struct nl_sock ns;
@@ -364,8 +356,8 @@ static void load_sample(void *arg, unsigned int iter, double el, double total, d
 	(void)v;
 	if (c->nsamp >= sizeof(c->s_bytes) / sizeof(c->s_bytes[0]))
 		return;
-	if (dev_file_u64(c->o.dev, "statistics/tx_bytes", &c->s_bytes[c->nsamp]) ||
-	    dev_file_u64(c->o.dev, "statistics/tx_packets", &c->s_pkts[c->nsamp]))
+	if (dev_sysfs_u64(c->o.dev, "statistics/tx_bytes", &c->s_bytes[c->nsamp]) ||
+	    dev_sysfs_u64(c->o.dev, "statistics/tx_packets", &c->s_pkts[c->nsamp]))
 		return;
 	bql_sum_read(c->o.dev, &b);
 	c->s_bql[c->nsamp++] = b.limit;
@@ -1527,15 +1519,8 @@ static uint64_t rc_u64(const char *dev, const char *rel)
 {
 	uint64_t v = 0;
 
-	dev_file_u64(dev, rel, &v);
+	dev_sysfs_u64(dev, rel, &v);
 	return v;
-}
-
-static void rc_sleep(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	nanosleep(&ts, NULL);
 }
 
 static bool rc_stop(const struct rc_run *x)
@@ -1565,7 +1550,7 @@ static double rc_resume(const struct rc_run *x, double t1, double rate, bool *lo
 		double t = rc_now(x);
 		uint64_t b = rc_u64(x->dev, "statistics/tx_bytes");
 
-		if (dev_file_u64(x->dev, "carrier", &car) || !car) {
+		if (dev_sysfs_u64(x->dev, "carrier", &car) || !car) {
 			down = *lost = true;
 			n = 0;
 		} else {
@@ -1591,7 +1576,7 @@ static double rc_resume(const struct rc_run *x, double t1, double rate, bool *lo
 		}
 		if (t - *t_up > VAL_RC_RESUME_MAX_S)
 			break;
-		rc_sleep(0.01);
+		et_sleep_s(0.01);
 	}
 	return NAN;
 }
@@ -1607,7 +1592,7 @@ static void *rc_thread(void *arg)
 	/* the flow first: moving before anything changes */
 	b0 = rc_u64(x->dev, "statistics/tx_bytes");
 	while (!rc_stop(x) && rc_now(x) < VAL_RC_RESUME_MAX_S && !x->moving) {
-		rc_sleep(0.05);
+		et_sleep_s(0.05);
 		x->moving = rc_u64(x->dev, "statistics/tx_bytes") - b0 > VAL_RC_MOVING_BYTES;
 	}
 	for (i = 0; i < x->n && x->moving && !rc_stop(x); i++) {
@@ -1615,7 +1600,7 @@ static void *rc_thread(void *arg)
 
 		t = rc_now(x);
 		b0 = rc_u64(x->dev, "statistics/tx_bytes");
-		rc_sleep(VAL_RC_HOLD_S);
+		et_sleep_s(VAL_RC_HOLD_S);
 		b1 = rc_u64(x->dev, "statistics/tx_bytes");
 		c0 = rc_u64(x->dev, "carrier_changes");
 		if (prev)
@@ -1657,7 +1642,7 @@ static void *rc_thread(void *arg)
 	}
 	if (prev) {
 		for (t = rc_now(x); !rc_stop(x) && rc_now(x) - t < VAL_RC_HOLD_S;)
-			rc_sleep(0.05);
+			et_sleep_s(0.05);
 		prev->carrier_after = rc_u64(x->dev, "carrier_changes") - cmid;
 	}
 	__atomic_store_n(&x->end, 1, __ATOMIC_RELAXED);
@@ -1749,7 +1734,7 @@ static uint64_t rc_tx_timeouts(const char *dev)
 
 	for (q = 0; q < 4096; q++) {
 		snprintf(rel, sizeof(rel), "queues/tx-%u/tx_timeout", q);
-		if (dev_file_u64(dev, rel, &v))
+		if (dev_sysfs_u64(dev, rel, &v))
 			break;
 		sum += v;
 	}
@@ -1766,7 +1751,7 @@ static int rc_queues_left(struct val_ctx *c, const struct nd_tx_sum *q0, struct 
 	double t;
 
 	for (t = 0; t < 2.5; t += 0.1) {
-		rc_sleep(0.1);
+		et_sleep_s(0.1);
 		bql_sum_read(c->o.dev, &b);
 		if (!b.have_inflight || !b.inflight)
 			break;
@@ -2132,11 +2117,11 @@ static int gso_phase(struct val_ctx *c, struct val_res *r, const char *key, uint
 		ret = 1;
 		goto out;
 	}
-	dev_file_u64(c->o.dev, "statistics/tx_packets", &p0);
-	dev_file_u64(c->o.dev, "statistics/tx_bytes", &b0);
+	dev_sysfs_u64(c->o.dev, "statistics/tx_packets", &p0);
+	dev_sysfs_u64(c->o.dev, "statistics/tx_bytes", &b0);
 	ret = val_probe(c, 1, PROBE_STREAM, c->o.duration_s, false, res, err, sizeof(err));
-	dev_file_u64(c->o.dev, "statistics/tx_packets", &p1);
-	dev_file_u64(c->o.dev, "statistics/tx_bytes", &b1);
+	dev_sysfs_u64(c->o.dev, "statistics/tx_packets", &p1);
+	dev_sysfs_u64(c->o.dev, "statistics/tx_bytes", &b1);
 	if (ret) {
 		if (ret != -EINTR)
 			val_set(r, VR_FAIL, "%s", err);
@@ -2504,11 +2489,11 @@ static void settle_link(struct val_ctx *c, struct val_res *r)
 
 	if (!c->carrier0)
 		return;
-	while (!(dev_file_u64(c->o.dev, "carrier", &car) == 0 && car) && !et_stop_signal()) {
+	while (!(dev_sysfs_u64(c->o.dev, "carrier", &car) == 0 && car) && !et_stop_signal()) {
 		t = et_now_s() - t0;
 		if (t >= VAL_SETTLE_MAX_S)
 			break;
-		rc_sleep(0.1);
+		et_sleep_s(0.1);
 	}
 	if (!car)
 		val_diag(r, "%s still has no carrier %.0f s after the previous check", c->o.dev, t);

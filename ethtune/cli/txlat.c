@@ -222,17 +222,6 @@ static pid_t start_load(char **argv)
 	_exit(127);
 }
 
-/* The device's TX bytes, from its statistics (the namespace's sysfs); 0 if unreadable. */
-static uint64_t dev_tx_bytes(const char *dev)
-{
-	char path[256];
-	uint64_t v = 0;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
-	read_file_u64(path, &v);
-	return v;
-}
-
 /* What tracing costs the load, from its own windows: each attached window's TX rate against
  * the mean of the detached windows on either side, so that drift slower than a period
  * cancels. The first and last windows are left out (the load starting and ending). */
@@ -270,7 +259,7 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 	double on_s = r->period_s * r->duty_pct / 100.0, grace = fmin(DUTY_GRACE_S, on_s / 4);
 	bool duty = r->duty_pct < 100, on = true;
 	double t0, end, next_sample, flip, wt;
-	uint64_t wb;
+	uint64_t wb = 0;
 	struct txlat *t;
 	pid_t child = -1;
 	int ret;
@@ -286,7 +275,7 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 	end = r->duration_s > 0 ? t0 + r->duration_s : 0;
 	next_sample = t0;
 	wt = t0;
-	wb = dev_tx_bytes(r->dev);
+	dev_sysfs_u64(r->dev, "statistics/tx_bytes", &wb);
 	flip = duty ? t0 + on_s : 0;
 	r->load_status = -1;
 	if (r->load_argv) {
@@ -299,7 +288,6 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 	}
 	while (!txlat_interrupted) {
 		double now = et_now_s(), next;
-		struct timespec ts;
 		int st;
 
 		if (now >= next_sample) {
@@ -318,7 +306,7 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 			next_sample = now + SAMPLE_MS / 1000.0;
 		}
 		if (duty && et_now_s() >= flip) {
-			uint64_t b;
+			uint64_t b = 0;
 			double w;
 
 			if (on) {
@@ -331,7 +319,7 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 					break;
 				}
 			}
-			b = dev_tx_bytes(r->dev);
+			dev_sysfs_u64(r->dev, "statistics/tx_bytes", &b);
 			w = et_now_s();
 			if (r->nwin < DUTY_MAX_WIN) {
 				/* an off window closes the pair its on window opened */
@@ -347,11 +335,8 @@ static int txlat_trace(struct txlat_run *r, char *why, size_t len)
 		}
 		next = duty && flip < next_sample ? flip : next_sample;
 		now = et_now_s();
-		if (next > now) {
-			ts.tv_sec = (time_t)(next - now);
-			ts.tv_nsec = (long)((next - now - ts.tv_sec) * 1e9);
-			nanosleep(&ts, NULL);
-		}
+		if (next > now)
+			et_sleep_s(next - now);
 	}
 	r->elapsed_s = et_now_s() - t0;
 	qsort(r->floor_us, r->nfloor, sizeof(r->floor_us[0]), cmp_double);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/mount.h>
@@ -475,11 +474,9 @@ void txlat_stop(struct txlat *t)
  * clock, CLOCK_MONOTONIC) for an empty way. */
 static int forget_inflight(struct txlat *t)
 {
-	struct timespec ts;
 	__u32 zero = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t->skel->bss->epoch_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	t->skel->bss->epoch_ns = et_now_ns();
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.bss), &zero, t->skel->bss, BPF_ANY))
 		return -errno;
 	return 0;
@@ -502,34 +499,28 @@ int txlat_resume(struct txlat *t)
 {
 	const struct bpf_object_skeleton *sk = t->skel->skeleton;
 	struct bpf_link **xl = xmit_link(t);
-	int i, ret;
+	int i, pass, ret;
 
 	if (t->attached)
 		return 0;
 	ret = forget_inflight(t);
 	if (ret)
 		return ret;
-	/* every other hook first, so that no skb starts an entry whose end is not watched */
-	for (i = 0; i < sk->prog_cnt; i++) {
-		struct bpf_link **l = sk->progs[i].link;
+	/* every other hook first (pass 0), so that no skb starts an entry whose end is not
+	 * watched; the xmit hook last (pass 1) */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < sk->prog_cnt; i++) {
+			struct bpf_link **l = sk->progs[i].link;
 
-		if (l == xl || *l || !bpf_program__autoload(*sk->progs[i].prog))
-			continue;
-		*l = bpf_program__attach(*sk->progs[i].prog);
-		if (!*l) {
-			ret = -errno;
-			txlat_bpf__detach(t->skel);
-			return ret;
+			if ((l == xl) != pass || *l || !bpf_program__autoload(*sk->progs[i].prog))
+				continue;
+			*l = bpf_program__attach(*sk->progs[i].prog);
+			if (!*l) {
+				ret = -errno;
+				txlat_bpf__detach(t->skel);
+				return ret;
+			}
 		}
-	}
-	if (xl && !*xl) {
-		*xl = bpf_program__attach(t->ops->prog(t->skel, HOOK_XMIT));
-		if (!*xl) {
-			ret = -errno;
-			txlat_bpf__detach(t->skel);
-			return ret;
-		}
-	}
 	t->attached = true;
 	t->on0 = et_now_s();
 	return 0;
@@ -543,11 +534,9 @@ void txlat_pause(struct txlat *t, double grace_s)
 		return;
 	xl = xmit_link(t);
 	if (xl && *xl && grace_s > 0) {
-		struct timespec ts = { (time_t)grace_s, (long)((grace_s - (time_t)grace_s) * 1e9) };
-
 		bpf_link__destroy(*xl);
 		*xl = NULL;
-		nanosleep(&ts, NULL);
+		et_sleep_s(grace_s);
 	}
 	txlat_bpf__detach(t->skel);
 	t->attached = false;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/ethtune.h"
 #include "util/stats.h"
 
 /* One step of Lentz's method: the factor the continued fraction's value changes by. */
@@ -243,20 +244,13 @@ double stats_quantile_sorted(const double *v, unsigned int n, double q)
 	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 double stats_median_sign_ci(double *v, unsigned int n, double *med, double *lo, double *hi)
 {
 	/* P(Bin(n, 1/2) <= j), and the coverage of the order statistics j + 1 and n - j */
 	double ln2n = (double)n * log(2.0), cdf = exp(-ln2n), cov = 1 - 2 * cdf;
 	unsigned int j, k = 0;
 
-	qsort(v, n, sizeof(*v), cmp_dbl);
+	qsort(v, n, sizeof(*v), cmp_double);
 	*med = stats_quantile_sorted(v, n, 0.5);
 	for (j = 1; 2 * j < n; j++) {
 		cdf += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) - ln2n);

@@ -227,6 +227,14 @@ int read_file_u64(const char *path, uint64_t *out)
 	return parse_u64(buf, out);
 }
 
+int dev_sysfs_u64(const char *dev, const char *rel, uint64_t *out)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, rel);
+	return read_file_u64(path, out);
+}
+
 int write_file_str(const char *path, const char *s)
 {
 	size_t len = strlen(s);
@@ -464,6 +472,13 @@ int64_t et_now_ms(void)
 double et_now_s(void)
 {
 	return et_now_ns() / 1e9;
+}
+
+void et_sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
 }
 
 int kver_cmp(const char *a, const char *b)

@@ -81,6 +81,9 @@ int parse_on_off(const char *s, bool *out);
 /* Read or write a small sysfs/procfs file. 0 or -errno. */
 int read_file_str(const char *path, char *buf, size_t len);
 int read_file_u64(const char *path, uint64_t *out);
+/* A number from a device's sysfs directory: /sys/class/net/DEV/REL (e.g. statistics/tx_bytes),
+ * in the namespace whose sysfs is mounted. 0 or -errno. */
+int dev_sysfs_u64(const char *dev, const char *rel, uint64_t *out);
 int write_file_str(const char *path, const char *s);
 /* path whole or not at all: fill writes to path.tmp, which is fsync'd and renamed over path;
  * fill returns 0 or -errno. 0 or -errno (path.tmp is removed on failure). */
@@ -95,6 +98,8 @@ int cmp_double(const void *a, const void *b);
 uint64_t et_now_ns(void);
 int64_t et_now_ms(void);
 double et_now_s(void);
+/* Sleep s seconds (a signal may end it early). */
+void et_sleep_s(double s);
 
 /* Kernel releases ("6.1.0-13-amd64", "6.16"): compare the first three numbers, a missing one
  * counting 0; <0, 0 or >0. */
