@@ -112,7 +112,8 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	local steps=("a as et $cns $addr --cc $CC --msg-size $MSG" "b bs ip3 $cns $addr")
 	[ -n "$NETPERF" ] && steps+=("e es nps $cns $addr")
 	[ -n "$NEPER_S" ] && steps+=("g gs neper $cns $sns $addr stream")
-	steps+=("c cs et --pin $cns $addr:12867 --test rr --nodelay --msg-size $RRMSG" "d ds spp $cns $addr")
+	steps+=("c cs et --pin $cns $addr:12867 --test rr --nodelay --msg-size $RRMSG")
+	steps+=("d ds spp $cns $addr")
 	[ -n "$NETPERF" ] && steps+=("f fs nprr $cns $addr")
 	[ -n "$NEPER_S" ] && steps+=("h hs neper $cns $sns $addr rr")
 	# every other round runs them in reverse (ABBA): the host drifts within a round, and each
@@ -150,7 +151,8 @@ ref() {	# ref LABEL TEST TOOL ETHTUNE-ROUNDS TOOL-ROUNDS UNIT ETHTUNE-CS TOOL-CS
 rrwhere="placed by the scheduler"
 [ -n "$RRCPU" ] && rrwhere="on CPU $RRCPU"
 echo "# probe bench: stream $PLACEMENT; RR $rrwhere"
-echo "# probe bench: $ROUNDS interleaved rounds of $T s each, every other one in reverse order; medians; ratio = ethtune / reference:" \
-	"the median of the rounds' ratios with its sign-test interval (coverage in %)"
+echo "# probe bench: $ROUNDS interleaved rounds of $T s each, every other one in reverse order;" \
+	"medians; ratio = ethtune / reference: the median of the rounds' ratios with its sign-test" \
+	"interval (coverage in %)"
 bench_path loopback $PE_A $PE_A 127.0.0.1
 bench_path veth $PE_A $PE_B $PE_IP_B
