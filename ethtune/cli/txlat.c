@@ -169,16 +169,14 @@ static void bql_sample(struct txlat_run *r)
 
 	for (q = 0; q < r->nbql; q++) {
 		struct bql_sample *b = &r->bql[q];
-		char path[256];
+		char rel[64];
 		uint64_t in, lim;
 
-		snprintf(path, sizeof(path),
-			 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/inflight", r->dev, q);
-		if (read_file_u64(path, &in))
+		snprintf(rel, sizeof(rel), "queues/tx-%u/byte_queue_limits/inflight", q);
+		if (dev_sysfs_u64(r->dev, rel, &in))
 			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/limit", r->dev, q);
-		if (read_file_u64(path, &lim))
+		snprintf(rel, sizeof(rel), "queues/tx-%u/byte_queue_limits/limit", q);
+		if (dev_sysfs_u64(r->dev, rel, &lim))
 			continue;
 		if (!b->n) {
 			b->inflight_min = in;

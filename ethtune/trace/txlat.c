@@ -333,11 +333,9 @@ static int txlat_load(struct txlat *r, const char *backend, char *why, size_t le
 
 static const char *completion_kind(const char *kind, const char *driver, const char *dev)
 {
-	char path[128];
 	uint64_t type = 0;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/type", dev);
-	if (!read_file_u64(path, &type) && type == 772) /* ARPHRD_LOOPBACK */
+	if (!dev_sysfs_u64(dev, "type", &type) && type == 772) /* ARPHRD_LOOPBACK */
 		kind = "loopback";
 	switch (drvdb_software(driver, kind)) {
 	case DRV_SW_RECEIVER:
