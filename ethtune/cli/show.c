@@ -94,7 +94,6 @@ static void show_bql(const char *dev, unsigned int ntx)
 	open_json_array(PRINT_JSON, "bql");
 	print_text("TX queues and BQL:\n");
 	for (q = 0; q < ntx && q < 256; q++) {
-		char path[256];
 		uint64_t v;
 
 		print_text("  tx-%u:", q);
@@ -103,12 +102,9 @@ static void show_bql(const char *dev, unsigned int ntx)
 		for (i = 0; bql_files[i][0]; i++) {
 			char fmt[48];
 
-			snprintf(path, sizeof(path),
-				 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
-				 bql_files[i][0]);
 			/* text uses set's keywords too (ethtune set DEV bql stall-thrs N) */
 			snprintf(fmt, sizeof(fmt), " %s %%s", bql_files[i][1]);
-			if (read_file_u64(path, &v)) {
+			if (dev_bql_u64(dev, q, bql_files[i][0], &v)) {
 				print_na(bql_files[i][1], fmt);
 				continue;
 			}
@@ -132,10 +128,7 @@ static const char *const napi_sysfs[][2] = {
 
 static int napi_sysfs_get(const char *dev, unsigned int i, uint64_t *v)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, napi_sysfs[i][0]);
-	return read_file_u64(path, v);
+	return dev_sysfs_u64(dev, napi_sysfs[i][0], v);
 }
 
 /* One napi-set parameter: netlink value, else (no napi-get at all) the device's sysfs file. */

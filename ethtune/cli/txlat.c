@@ -169,14 +169,10 @@ static void bql_sample(struct txlat_run *r)
 
 	for (q = 0; q < r->nbql; q++) {
 		struct bql_sample *b = &r->bql[q];
-		char rel[64];
 		uint64_t in, lim;
 
-		snprintf(rel, sizeof(rel), "queues/tx-%u/byte_queue_limits/inflight", q);
-		if (dev_sysfs_u64(r->dev, rel, &in))
-			continue;
-		snprintf(rel, sizeof(rel), "queues/tx-%u/byte_queue_limits/limit", q);
-		if (dev_sysfs_u64(r->dev, rel, &lim))
+		if (dev_bql_u64(r->dev, q, "inflight", &in) ||
+		    dev_bql_u64(r->dev, q, "limit", &lim))
 			continue;
 		if (!b->n) {
 			b->inflight_min = in;

@@ -1288,7 +1288,6 @@ static bool verify_napi(const char *dev, const char *key, const char *val, char 
 	const struct et_param *prm = napi_param(key);
 	uint64_t want = 0, v;
 	unsigned int k, seen = 0;
-	char path[256];
 
 	obj_parse_val(prm, val, &want);
 	*match = true;
@@ -1307,8 +1306,7 @@ static bool verify_napi(const char *dev, const char *key, const char *val, char 
 	for (k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
 		if (strcmp(files[k][0], key))
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, files[k][1]);
-		if (read_file_u64(path, &v))
+		if (dev_sysfs_u64(dev, files[k][1], &v))
 			return false;
 		obj_format_val(prm, v, have, len);
 		*match = v == want;
@@ -1323,7 +1321,7 @@ static bool verify_bql(const char *dev, const char *key, const char *val, char *
 {
 	uint64_t want = 0, v;
 	unsigned int q;
-	char path[256], file[32], *c;
+	char file[32], *c;
 
 	obj_parse_val(devset_bql_param(key), val, &want);
 	snprintf(file, sizeof(file), "%s", key);
@@ -1332,9 +1330,7 @@ static bool verify_bql(const char *dev, const char *key, const char *val, char *
 			*c = '_';
 	*match = true;
 	for (q = 0; q < 4096; q++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s",
-			 dev, q, file);
-		if (read_file_u64(path, &v))
+		if (dev_bql_u64(dev, q, file, &v))
 			break;
 		if (!q || (*match && v != want))
 			snprintf(have, len, "%llu", (unsigned long long)v);

@@ -126,8 +126,8 @@ void dev_snap(const char *dev, struct dev_snap *s)
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < 6; i++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", dev, stat_names[i]);
-		read_file_u64(path, &s->st[i]);
+		snprintf(path, sizeof(path), "statistics/%s", stat_names[i]);
+		dev_sysfs_u64(dev, path, &s->st[i]);
 	}
 	f = fopen("/proc/interrupts", "r");
 	if (f) {

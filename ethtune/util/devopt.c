@@ -46,7 +46,6 @@ void bql_sum_read(const char *dev, struct bql_sum *b)
 {
 	static const char *const files[] = { "limit", "limit_min", "inflight", "stall_cnt",
 					     "stall_max" };
-	char path[320];
 	unsigned int q, i;
 	uint64_t v[5];
 	bool ok[5];
@@ -56,10 +55,7 @@ void bql_sum_read(const char *dev, struct bql_sum *b)
 	for (q = 0; q < b->n_txq; q++) {
 		/* a queue without limit has no byte_queue_limits at all: read no further */
 		for (i = 0; i < 5 && (i == 0 || ok[0]); i++) {
-			snprintf(path, sizeof(path),
-				 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
-				 files[i]);
-			ok[i] = !read_file_u64(path, &v[i]);
+			ok[i] = !dev_bql_u64(dev, q, files[i], &v[i]);
 		}
 		if (!ok[0])
 			continue;

@@ -235,6 +235,14 @@ int dev_sysfs_u64(const char *dev, const char *rel, uint64_t *out)
 	return read_file_u64(path, out);
 }
 
+int dev_bql_u64(const char *dev, unsigned int q, const char *file, uint64_t *out)
+{
+	char rel[96];
+
+	snprintf(rel, sizeof(rel), "queues/tx-%u/byte_queue_limits/%s", q, file);
+	return dev_sysfs_u64(dev, rel, out);
+}
+
 int write_file_str(const char *path, const char *s)
 {
 	size_t len = strlen(s);

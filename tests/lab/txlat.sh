@@ -49,7 +49,7 @@ elif ! lab_split txsim0 txsim1 0; then
 	ktap_fail "txsim pair in two namespaces"
 else
 	$A ethtool -s txsim0 speed "$SPEED"
-	base=""
+	base="" bqlavg=()
 	for us in 0 250 1000 4000; do
 		$A ethtool -C txsim0 tx-usecs $us tx-frames 8192
 		s0=$($A ethtool -S txsim0 | awk '/ tx_skbs:/ {s=$2} / tx_compl_lat_sum_ns:/ {l=$2} END {print s, l}')
@@ -67,6 +67,20 @@ else
 		want=$(calc %.1f "$us + $ser")
 		ktap_diag "tx-usecs $us: $n skbs, median $p50 us, mean $mean us; expected tx-usecs + serialization = $want us"
 		drv=$(echo "$s0 $s1" | awk '{ n = $3 - $1; printf "%.1f\n", ($4 - $2) / (n > 1 ? n : 1) / 1000 }')
+		# BQL, sampled by txlat every 100 ms of the run: txsim calls netdev_tx_sent_queue and
+		# netdev_tx_completed_queue, so its queue has a limit and bytes in flight
+		read -r bs blim bavg <<<"$(jq -r '[.bql[]? | select(.queue == 0)][0] // {} |
+			[.samples // 0, ."limit-max" // 0, ."inflight-avg" // 0] | @tsv' "$OUT/us$us.json")"
+		bqlavg[$us]=$bavg
+		# Little's law, for the record: bytes in flight = TX rate x txsim's mean xmit -> clean
+		ktap_diag "tx-usecs $us: bql $bs samples, limit max $blim, in flight avg $bavg bytes;" \
+			"rate x txsim's mean delay $(jq -r '.queues[0].bytes / ."elapsed-s" * '"$drv"' / 1e6 |
+			floor' "$OUT/us$us.json") bytes"
+		if holds "$bs >= 10 && $blim > 0"; then
+			ktap_ok "txsim tx-usecs $us: txlat sampled BQL during the run"
+		else
+			ktap_fail "txsim tx-usecs $us: txlat sampled BQL during the run"
+		fi
 		if [ "$us" -eq 0 ]; then
 			# txlat times from the xmit tracepoint to the free, txsim from its own xmit to
 			# its clean: the difference between the two points is this platform's, measured
@@ -121,6 +135,15 @@ else
 			ktap_fail "txsim tx-usecs $us: skbs owned until the completion"
 		fi
 	done
+	# At one rate the bytes in flight follow the completion delay: 16 times the tx-usecs held
+	# 6 times the bytes in flight on 2026-12-06 (BQL's averages 7721 and 47996 bytes, txsim's
+	# mean delays 863 and 3495 us); twice is the least that passes
+	ktap_diag "bql in flight avg: tx-usecs 250 ${bqlavg[250]:-?}, 4000 ${bqlavg[4000]:-?} bytes"
+	if holds "${bqlavg[4000]:-0} > 2 * ${bqlavg[250]:-0} && ${bqlavg[250]:-0} > 0"; then
+		ktap_ok "txsim: BQL's bytes in flight grow with tx-usecs (250 -> 4000)"
+	else
+		ktap_fail "txsim: BQL's bytes in flight grow with tx-usecs (250 -> 4000)"
+	fi
 	$A ethtool -C txsim0 tx-usecs 16 tx-frames 32
 	$A ethtool --set-priv-flags txsim0 orphan-at-xmit on
 	txlat_run orphan txsim0 0
