@@ -5,6 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib/ktap.sh
+. tests/lib/veth.sh
 ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
 ROUNDS=${TXLAT_BENCH_ROUNDS:-12}	# 12 pairs: the sign-test interval of their median covers 96.1%
 SECS=${TXLAT_BENCH_SECS:-3}
@@ -20,11 +21,7 @@ cleanup() {
 if [ "$(id -u)" -ne 0 ]; then ktap_skip "txlat overhead" "needs root"; ktap_finish; exit; fi
 trap cleanup EXIT
 cleanup
-ip netns add $A && ip netns add $B &&
-ip link add txbench0 netns $A type veth peer name txbench1 netns $B &&
-ip -n $A addr add 198.18.78.1/30 dev txbench0 && ip -n $B addr add 198.18.78.2/30 dev txbench1 &&
-ip -n $A link set txbench0 up && ip -n $B link set txbench1 up &&
-ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; ktap_finish; exit 1; }
+veth_ns_or_exit "txlat overhead" $A $B txbench0 txbench1 198.18.78.1/30 198.18.78.2/30
 
 if "$ETHTUNE" help 2>/dev/null | grep -q "ethtune probe"; then
 	ip netns exec $B "${RXPIN[@]}" "$ETHTUNE" serve --bind 198.18.78.2 --port $PORT >/dev/null 2>&1 &

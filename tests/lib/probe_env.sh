@@ -2,6 +2,7 @@
 # pe_setup TAG: creates $PE_A (198.18.4.1, dev $PE_VA) and $PE_B (198.18.4.2, dev $PE_VB);
 # pe_serve NS [ARGS]: starts "ethtune serve" in NS, waits for it, sets PE_SERVE_PID.
 E=${ETHTUNE:-build/ethtune}
+. "$(dirname "${BASH_SOURCE[0]}")/veth.sh"
 PE_IP_A=198.18.4.1
 PE_IP_B=198.18.4.2
 PE_PIDS=""
@@ -12,15 +13,7 @@ pe_setup() {
 	PE_B=etp-$tag-$$-b
 	PE_VA=etpa$$
 	PE_VB=etpb$$
-	ip netns add $PE_A || return 1
-	ip netns add $PE_B || return 1
-	ip link add $PE_VA netns $PE_A type veth peer name $PE_VB netns $PE_B || return 1
-	ip -n $PE_A addr add $PE_IP_A/24 dev $PE_VA
-	ip -n $PE_B addr add $PE_IP_B/24 dev $PE_VB
-	ip -n $PE_A link set lo up
-	ip -n $PE_B link set lo up
-	ip -n $PE_A link set $PE_VA up
-	ip -n $PE_B link set $PE_VB up
+	veth_ns $PE_A $PE_B $PE_VA $PE_VB $PE_IP_A $PE_IP_B || return 1
 }
 
 pe_cleanup() {

@@ -4,6 +4,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/lib/ktap.sh"
+. "$ROOT/tests/lib/veth.sh"
 E=${ETHTUNE:-$ROOT/build/ethtune}
 DOC=$ROOT/docs/bad-input.md
 T=$(mktemp -d /tmp/etb.XXXXXX)
@@ -16,13 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT
 ktap_header "bad input: each row of docs/bad-input.md"
-if [ "$(id -u)" -ne 0 ] || ! ip netns add $NS 2>/dev/null || ! ip netns add $NSB; then
-	ktap_skip "bad-input table" "needs root and network namespaces"; ktap_finish; exit 0
-fi
-ip -n $NS link add $DEV numtxqueues 2 numrxqueues 2 type veth peer name $DEVB netns $NSB
-ip -n $NS addr add $IP_A/24 dev $DEV; ip -n $NSB addr add $PEER/24 dev $DEVB
-ip -n $NS link set $DEV up; ip -n $NSB link set $DEVB up
-ip -n $NS link set lo up; ip -n $NSB link set lo up
+veth_ns_or_exit "bad-input table" $NS $NSB $DEV $DEVB $IP_A $PEER 2
 
 # what the rows refer to
 export ETHTUNE_STATE_DIR=$T/state

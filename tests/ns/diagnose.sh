@@ -2,20 +2,14 @@
 # sweep tsq and diagnose on a host veth pair: software-device verdict, restore, bad input.
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/veth.sh"
 E=${ETHTUNE:-build/ethtune}
 A=et-dga-$$ B=et-dgb-$$
 export ETHTUNE_STATE_DIR=$(mktemp -d /tmp/ethtune-dg.XXXXXX)
 cleanup() { [ -n "${SPID:-}" ] && kill $SPID 2>/dev/null; ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; rm -rf "$ETHTUNE_STATE_DIR"; }
 trap cleanup EXIT
 ktap_header "sweep tsq, diagnose and tune on a veth pair"
-if [ "$(id -u)" -ne 0 ] || ! ip netns add $A 2>/dev/null; then
-	ktap_skip "diagnose" "needs root and network namespaces"; ktap_finish; exit 0
-fi
-ip netns add $B
-ip link add dga netns $A type veth peer name dgb netns $B
-ip -n $A addr add 198.18.7.1/24 dev dga; ip -n $B addr add 198.18.7.2/24 dev dgb
-for n in $A $B; do ip -n $n link set lo up; done
-ip -n $A link set dga up; ip -n $B link set dgb up
+veth_ns_or_exit diagnose $A $B dga dgb 198.18.7.1 198.18.7.2
 ip netns exec $B "$E" serve --bind 198.18.7.2 >/dev/null 2>&1 &
 SPID=$!
 sleep 0.5

@@ -2,6 +2,7 @@
 # ethtune matrix on a host veth pair: the grid runs in rounds, settings put back, an interrupted run resumes, the seeds' matrices run, bad input.
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/veth.sh"
 E=${ETHTUNE:-build/ethtune}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 A=et-mxa-$$ B=et-mxb-$$ VA=mxa$$ VB=mxb$$ IPA=198.18.13.1 IPB=198.18.13.2
@@ -15,14 +16,7 @@ cleanup() {
 }
 trap cleanup EXIT
 ktap_header "matrix on a veth pair"
-if [ "$(id -u)" -ne 0 ] || ! ip netns add $A 2>/dev/null; then
-	ktap_skip "matrix" "needs root and network namespaces"; ktap_finish; exit 0
-fi
-ip netns add $B
-ip -n $A link add $VA numtxqueues 2 numrxqueues 2 type veth peer name $VB netns $B
-ip -n $A addr add $IPA/24 dev $VA; ip -n $B addr add $IPB/24 dev $VB
-for n in $A $B; do ip -n $n link set lo up; done
-ip -n $A link set $VA up; ip -n $B link set $VB up
+veth_ns_or_exit matrix $A $B $VA $VB $IPA $IPB 2
 ip netns exec $B "$E" serve --bind $IPB >/dev/null 2>&1 &
 SPID=$!
 for i in $(seq 50); do ip netns exec $B ss -Hltn "sport = :12866" | grep -q . && break; sleep 0.1; done

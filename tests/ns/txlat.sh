@@ -4,6 +4,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib/ktap.sh
+. tests/lib/veth.sh
 ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
 A=txlns-a B=txlns-b PORT=5393
 ktap_header "txlat on a host veth pair"
@@ -17,11 +18,7 @@ if [ "$(id -u)" -ne 0 ]; then ktap_skip "txlat host tests" "needs root"; ktap_fi
 if [ ! -r /sys/kernel/btf/vmlinux ]; then ktap_skip "txlat host tests" "kernel has no BTF"; ktap_finish; exit; fi
 trap cleanup EXIT
 cleanup
-ip netns add $A && ip netns add $B &&
-ip link add txlns0 netns $A type veth peer name txlns1 netns $B &&
-ip -n $A addr add 198.18.79.1/30 dev txlns0 && ip -n $B addr add 198.18.79.2/30 dev txlns1 &&
-ip -n $A link set txlns0 up && ip -n $B link set txlns1 up &&
-ip -n $A link set lo up && ip -n $B link set lo up || { ktap_fail "veth setup"; ktap_finish; exit 1; }
+veth_ns_or_exit "txlat host tests" $A $B txlns0 txlns1 198.18.79.1/30 198.18.79.2/30
 ip netns exec $B iperf3 -s -p $PORT >/dev/null 2>&1 &
 sleep 0.5
 LOAD="iperf3 -c 198.18.79.2 -p $PORT -t 2"

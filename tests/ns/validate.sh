@@ -2,6 +2,7 @@
 # ethtune validate on a host veth pair: KTAP that parses, what runs passes, software-device SKIPs with their reasons, a failing bound, a dying peer, stop signals and kill -9 restored, bad input.
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
+. "$(dirname "$0")/../lib/veth.sh"
 E=${ETHTUNE:-build/ethtune}
 A=et-vla-$$ B=et-vlb-$$ VA=vla$$ VB=vlb$$ IPA=198.18.12.1 IPB=198.18.12.2
 T=$(mktemp -d /tmp/ethtune-val.XXXXXX)
@@ -14,14 +15,7 @@ cleanup() {
 }
 trap cleanup EXIT
 ktap_header "validate on a veth pair"
-if [ "$(id -u)" -ne 0 ] || ! ip netns add $A 2>/dev/null; then
-	ktap_skip "validate" "needs root and network namespaces"; ktap_finish; exit 0
-fi
-ip netns add $B
-ip -n $A link add $VA numtxqueues 2 numrxqueues 2 type veth peer name $VB netns $B
-ip -n $A addr add $IPA/24 dev $VA; ip -n $B addr add $IPB/24 dev $VB
-for n in $A $B; do ip -n $n link set lo up; done
-ip -n $A link set $VA up; ip -n $B link set $VB up
+veth_ns_or_exit validate $A $B $VA $VB $IPA $IPB 2
 serve() {
 	ip netns exec $B "$E" serve --bind $IPB >/dev/null 2>&1 &
 	SPID=$!
