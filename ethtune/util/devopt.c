@@ -54,9 +54,8 @@ void bql_sum_read(const char *dev, struct bql_sum *b)
 	b->n_txq = sysfs_tx_queues(dev, 4096);
 	for (q = 0; q < b->n_txq; q++) {
 		/* a queue without limit has no byte_queue_limits at all: read no further */
-		for (i = 0; i < 5 && (i == 0 || ok[0]); i++) {
+		for (i = 0; i < 5 && (i == 0 || ok[0]); i++)
 			ok[i] = !dev_bql_u64(dev, q, files[i], &v[i]);
-		}
 		if (!ok[0])
 			continue;
 		b->n_bql++;
