@@ -98,6 +98,13 @@ int64_t probe_rcvlowat(const struct probe_cfg *c)
 	return c->rcvbuf ? 0 : PROBE_RCVLOWAT_DEFAULT;
 }
 
+int64_t probe_rx_poll_us(const struct probe_cfg *c)
+{
+	if (c->test != PROBE_STREAM && c->test != PROBE_MAERTS)
+		return 0;
+	return c->rx_poll_us == PROBE_RX_POLL_AUTO ? PROBE_RX_POLL_DEFAULT : c->rx_poll_us;
+}
+
 void probe_cfg_init(struct probe_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -110,6 +117,7 @@ void probe_cfg_init(struct probe_cfg *c)
 	c->cpu_local = c->cpu_remote = -1;
 	c->iter_min = c->iter_max = 1;
 	c->rcvlowat = PROBE_RCVLOWAT_AUTO;
+	c->rx_poll_us = PROBE_RX_POLL_AUTO;
 	c->key_file = auth_key_file();
 }
 
@@ -298,6 +306,7 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 	e.send = cfg->send;
 	e.skip_rx_copy = cfg->skip_rx_copy;
 	e.rcvlowat = cfg->rcvlowat;
+	e.rx_poll_us = cfg->rx_poll_us;
 	e.no_sample = cfg->no_sample;
 	e.cpu = cfg->cpu_local;
 	e.duration_s = cfg->duration_s;
@@ -331,6 +340,8 @@ static int run_iter(int ctl, const struct sockaddr_storage *peer, socklen_t pl,
 		json_object_set_new(m, "skip-rx-copy", json_true());
 	if (cfg->rcvlowat)
 		json_object_set_new(m, "rcvlowat", json_integer(cfg->rcvlowat));
+	if (cfg->rx_poll_us)
+		json_object_set_new(m, "rx-poll-usecs", json_integer(cfg->rx_poll_us));
 	if (cfg->no_sample)
 		json_object_set_new(m, "no-sample", json_true());
 	r = proto_send(ctl, m);
@@ -509,6 +520,7 @@ int probe_run(const struct probe_cfg *cfg_in, struct probe_result *res)
 		return -EINVAL;
 	cfg->msg_size = probe_msg_size(cfg);
 	cfg->rcvlowat = probe_rcvlowat(cfg);
+	cfg->rx_poll_us = probe_rx_poll_us(cfg);
 	/* netperf: -i alone means -I 99,5; -I alone means -i 10,3 */
 	if (cfg->iter_max > 1 && !cfg->conf_level) {
 		cfg->conf_level = 99;

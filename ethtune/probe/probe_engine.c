@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/ethtune.h"
 #include "probe/probe_int.h"
 #include "util/ethtune.h"
 
@@ -245,6 +244,49 @@ static void *w_send(struct eng_flow *f, char *buf)
 	return NULL;
 }
 
+/* A poll that found nothing within its budget makes the next ones skip, 1, 2, 4... up to this
+ * many receives, until one finds data in time. */
+#define RX_POLL_SKIP_MAX 256
+
+struct rx_poll {
+	uint64_t budget_ns; /* 0: off */
+	unsigned int skip, backoff;
+};
+
+/* Wait for the receive queue to reach SO_RCVLOWAT by polling it (tcp_poll honours the mark and
+ * takes no socket lock) for up to the budget, so that the recv() after it finds the bytes and
+ * does not sleep. A receiver that sleeps is woken by the sender's softirq, which on loopback and
+ * veth runs on the sender's CPU, the bottleneck (docs/probe.md, "Receive wake-ups"). A flow too
+ * slow to fill the mark within the budget, or a receiver that shares the sender's CPU, finds
+ * nothing and backs off. The time goes to f->poll_ns: waiting, not work. */
+static void rx_poll(struct eng_flow *f, struct rx_poll *p)
+{
+	struct pollfd pfd = { .fd = f->fd, .events = POLLIN };
+	uint64_t t0, t;
+	int r;
+
+	if (!p->budget_ns)
+		return;
+	if (p->skip) {
+		p->skip--;
+		return;
+	}
+	t0 = et_now_ns();
+	do {
+		r = poll(&pfd, 1, 0);
+		t = et_now_ns();
+	} while (!r && t - t0 < p->budget_ns);
+	STORE(f->poll_ns, f->poll_ns + (t - t0));
+	if (r) {
+		p->backoff = 0;
+		return;
+	}
+	p->backoff = p->backoff ? p->backoff * 2 : 1;
+	if (p->backoff > RX_POLL_SKIP_MAX)
+		p->backoff = RX_POLL_SKIP_MAX;
+	p->skip = p->backoff;
+}
+
 static void *w_recv(struct eng_flow *f, char *buf, size_t len)
 {
 	/* MSG_TRUNC on TCP: the bytes are consumed and acknowledged, not copied */
@@ -252,13 +294,20 @@ static void *w_recv(struct eng_flow *f, char *buf, size_t len)
 	/* Woken per skb, the receiver sleeps and is woken again by the sender's softirq: on
 	 * loopback and veth that wake-up is paid by the sender, the bottleneck (bench probe.sh) */
 	int lowat = f->e->rcvlowat < len ? (int)f->e->rcvlowat : (int)len;
+	/* on one CPU the poll would only take the sender's time */
+	struct rx_poll rp = { .budget_ns = sysconf(_SC_NPROCESSORS_ONLN) > 1
+						   ? f->e->rx_poll_us * 1000ULL
+						   : 0 };
 
 	if (lowat && setsockopt(f->fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)) < 0) {
 		fail(f, "SO_RCVLOWAT", errno);
 		return NULL;
 	}
 	for (;;) {
-		ssize_t n = recv(f->fd, buf, len, flags);
+		ssize_t n;
+
+		rx_poll(f, &rp);
+		n = recv(f->fd, buf, len, flags);
 
 		if (n == 0)
 			break;
@@ -708,6 +757,7 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 
 		f->bytes_a = LOAD(f->bytes);
 		f->trans_a = LOAD(f->trans);
+		f->poll_a = LOAD(f->poll_ns);
 		if (sender) {
 			ti_read(f->fd, &ti);
 			f->ti_a.total_retrans = ti.tcpi_total_retrans;
@@ -745,6 +795,7 @@ int eng_window(struct eng *e, int ctl_fd, char *err, size_t errlen)
 
 		e->res.bytes[i] = f->bytes_b - f->bytes_a;
 		e->res.trans[i] = f->trans_b - f->trans_a;
+		e->res.poll_cpu += (LOAD(f->poll_ns) - f->poll_a) / 1e7 / e->res.elapsed_s;
 		if (sender) {
 			struct probe_tcpinfo *t = &e->res.ti;
 
@@ -850,6 +901,7 @@ json_t *eng_result_msg(const struct eng *e)
 	json_object_set_new(m, "sndbuf-end", json_integer(s->sndbuf_end));
 	json_object_set_new(m, "rcvbuf-end", json_integer(s->rcvbuf_end));
 	json_object_set_new(m, "rcvlowat-end", json_integer(s->rcvlowat_end));
+	json_object_set_new(m, "poll-cpu", json_real(s->poll_cpu));
 	json_object_set_new(m, "bytes", b);
 	json_object_set_new(m, "trans", t);
 	if (s->ti.valid)
@@ -891,6 +943,7 @@ void eng_result_parse(json_t *m, struct probe_side *s)
 	s->sndbuf_end = json_integer_value(json_object_get(m, "sndbuf-end"));
 	s->rcvbuf_end = json_integer_value(json_object_get(m, "rcvbuf-end"));
 	s->rcvlowat_end = json_integer_value(json_object_get(m, "rcvlowat-end")); /* 0 if absent */
+	s->poll_cpu = json_number_value(json_object_get(m, "poll-cpu"));	  /* 0 if absent */
 	a = json_object_get(m, "bytes");
 	json_array_foreach(a, i, v) if (i < PROBE_MAX_FLOWS) s->bytes[i] = json_integer_value(v);
 	a = json_object_get(m, "trans");

@@ -49,6 +49,7 @@ static const struct field f_setup[] = {
 	{ "send", F_STR, false, 0, 15, probe_send_names },
 	{ "skip-rx-copy", F_BOOL, false },
 	{ "rcvlowat", F_INT, false, 0, PROBE_MAX_MSG },
+	{ "rx-poll-usecs", F_INT, false, 0, PROBE_MAX_RX_POLL },
 	{ "no-sample", F_BOOL, false },
 	{ NULL }
 };
@@ -64,6 +65,7 @@ static const struct field f_result[] = { { "elapsed-ns", F_INT, true, 0, INT64_M
 					 { "sndbuf-end", F_INT, true, 0, UINT32_MAX },
 					 { "rcvbuf-end", F_INT, true, 0, UINT32_MAX },
 					 { "rcvlowat-end", F_INT, false, 0, UINT32_MAX },
+					 { "poll-cpu", F_REAL, false },
 					 { "bytes", F_INTARR, true, 0, PROBE_MAX_FLOWS },
 					 { "trans", F_INTARR, true, 0, PROBE_MAX_FLOWS },
 					 { "tcp-info", F_INTOBJ, false, 0, 16 },

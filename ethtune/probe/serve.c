@@ -175,6 +175,8 @@ static int session_iter(int ctl, json_t *setup, const char *who)
 		probe_send_parse(json_string_value(json_object_get(setup, "send")), &e.send);
 	e.skip_rx_copy = json_is_true(json_object_get(setup, "skip-rx-copy"));
 	e.rcvlowat = json_integer_value(json_object_get(setup, "rcvlowat")); /* 0 if absent */
+	e.rx_poll_us =
+		json_integer_value(json_object_get(setup, "rx-poll-usecs")); /* 0 if absent */
 	e.no_sample = json_is_true(json_object_get(setup, "no-sample"));
 	e.cpu = json_integer_value(json_object_get(setup, "cpu"));
 	e.duration_s = json_integer_value(json_object_get(setup, "duration-ms")) / 1000.0;

@@ -39,6 +39,9 @@ enum probe_send {
 
 #define PROBE_RCVLOWAT_AUTO    (-1)
 #define PROBE_RCVLOWAT_DEFAULT (64u << 10)
+#define PROBE_RX_POLL_AUTO     (-1)
+#define PROBE_RX_POLL_DEFAULT  50u /* us */
+#define PROBE_MAX_RX_POLL      100000u
 
 struct probe_cfg {
 	const char *peer; /* host or address */
@@ -56,6 +59,10 @@ struct probe_cfg {
 	 * PROBE_RCVLOWAT_AUTO: PROBE_RCVLOWAT_DEFAULT when rcvbuf is autotuned, else off (a
 	 * locked small buffer would hold half its window unread); 0: off. */
 	int64_t rcvlowat;
+	/* The bulk receiver polls its socket this many us for SO_RCVLOWAT bytes before it sleeps
+	 * in recv(): a receiver that sleeps costs the sender a wake-up each time.
+	 * PROBE_RX_POLL_AUTO: PROBE_RX_POLL_DEFAULT for stream and maerts; 0: off. */
+	int64_t rx_poll_us;
 	bool no_sample; /* the bulk sender does not sample its queued bytes (SO_MEMINFO) */
 	char cc[16];	/* "" : system default */
 	int cpu_local, cpu_remote; /* -1: not pinned */
@@ -121,6 +128,7 @@ struct probe_side { /* what one end measured in one iteration */
 	double ctl_cpu;
 	uint32_t sndbuf_end, rcvbuf_end; /* SO_SNDBUF/SO_RCVBUF of flow 0 at the end */
 	uint32_t rcvlowat_end; /* its SO_RCVLOWAT as the kernel capped it (1: wakes per skb) */
+	double poll_cpu; /* its bulk receiver's polling for data (--rx-poll-usecs), % of one CPU */
 	uint64_t bytes[PROBE_MAX_FLOWS]; /* received (stream/maerts receiver) in the window */
 	uint64_t trans[PROBE_MAX_FLOWS]; /* transactions (rr/crr client) in the window */
 	/* MSG_ZEROCOPY sender, over the run (warmup included, read when its workers ended):
@@ -160,6 +168,8 @@ void probe_cfg_init(struct probe_cfg *cfg);
 uint32_t probe_msg_size(const struct probe_cfg *cfg);
 /* The bulk receiver's SO_RCVLOWAT a run uses (PROBE_RCVLOWAT_AUTO resolved); 0 for rr/crr. */
 int64_t probe_rcvlowat(const struct probe_cfg *cfg);
+/* cfg->rx_poll_us with PROBE_RX_POLL_AUTO resolved for its test. */
+int64_t probe_rx_poll_us(const struct probe_cfg *cfg);
 int probe_cfg_check(const struct probe_cfg *cfg, char *err, size_t errlen);
 /* Run the whole measurement against an "ethtune serve" peer, including the confidence loop
  * (iter_max > 1 without a level implies 99,5; a level with iter_max 1 implies 3..10).

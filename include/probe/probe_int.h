@@ -26,6 +26,7 @@ struct eng_flow {
 	bool started;
 	uint64_t bytes, trans; /* updated by the worker only, read relaxed by the main thread */
 	uint64_t bytes_a, trans_a, bytes_b, trans_b;
+	uint64_t poll_ns, poll_a; /* the bulk receiver's time polling for data (rx_poll_us) */
 	uint64_t zc[3]; /* MSG_ZEROCOPY sends, completions, copied (ZC_*); the worker's own */
 	struct tcp_info_snap {
 		uint32_t total_retrans;
@@ -61,6 +62,7 @@ struct eng {
 	enum probe_send send;
 	bool skip_rx_copy;
 	uint32_t rcvlowat; /* the bulk receiver's SO_RCVLOWAT, at most its recv() size; 0: off */
+	uint32_t rx_poll_us; /* the bulk receiver's poll for data before recv() sleeps; 0: off */
 	bool no_sample;	   /* no SO_MEMINFO sampling on the sender (WMEM_GAP_*_MS apart) */
 	int cpu;
 	double duration_s, warmup_s;

@@ -68,6 +68,21 @@ jcheck "stream --rcvbuf 256K: no SO_RCVLOWAT, so a locked buffer is not held hal
 jcheck "stream --rcvlowat 1M --recv-size 32K: capped at the recv() size" \
 	"d['config']['rcvlowat'] == 1048576 and r['socket-buffers-end']['remote-rcvlowat'] == 32768 and r['throughput-mbps'] > 0" \
 	--rcvlowat 1M --recv-size 32K --duration 1 --warmup 0.2
+# Polling for data before recv() sleeps (--rx-poll-usecs), on whichever end receives: its time is
+# part of that process's CPU and left out of the per-Gbit/s figure; off on a one-CPU host.
+MULTI="(__import__('os').cpu_count() > 1)"
+jcheck "stream: serve's receiver polls 50 us by default, its time within its process's CPU" \
+	"d['config']['rx-poll-usecs'] == 50 and (r['cpu']['remote-poll-pct'] > 0) == $MULTI and r['cpu']['remote-poll-pct'] <= r['cpu']['remote-process-pct'] + 1 and r['cpu']['local-poll-pct'] == 0 and abs(r['cpu']['remote-process-pct-per-gbit'] - (r['cpu']['remote-process-pct'] - r['cpu']['remote-poll-pct']) * 1000 / r['throughput-mbps']) < 0.01" \
+	--duration 1 --warmup 0.2
+jcheck "maerts --rx-poll-usecs 20: this end's receiver polls, serve's sender does not" \
+	"d['config']['rx-poll-usecs'] == 20 and (r['cpu']['local-poll-pct'] > 0) == $MULTI and r['cpu']['remote-poll-pct'] == 0" \
+	--test maerts --rx-poll-usecs 20 --duration 1 --warmup 0.2
+jcheck "stream --rx-poll-usecs 0: the receiver does not poll" \
+	"d['config']['rx-poll-usecs'] == 0 and r['cpu']['remote-poll-pct'] == 0 and r['throughput-mbps'] > 0" \
+	--rx-poll-usecs 0 --duration 1 --warmup 0.2
+jcheck "rr: no polling (one request at a time)" \
+	"d['config']['rx-poll-usecs'] == 0 and 'remote-poll-pct' not in r['cpu'] and r['transactions-per-s'] > 0" \
+	--test rr --duration 1 --warmup 0.2
 jcheck "crr: transactions/s" "r['transactions-per-s'] > 0 and r['latency']['samples'] > 0" \
 	--test crr --msg-size 1 --duration 1 --warmup 0.2
 for rb in 8K 64K auto; do

@@ -97,6 +97,8 @@ expect_err "flows 0 rejected" 2 "flow count" P --peer $PE_IP_B --flows 0
 expect_err "flows 100000 rejected" 2 "flow count" P --peer $PE_IP_B --flows 100000
 expect_err "bad duration text rejected" 2 "seconds" P --peer $PE_IP_B --duration 1x
 expect_err "iterations MAX < MIN rejected" 2 "iterations" P --peer $PE_IP_B --iterations 5,2
+expect_err "rx-poll-usecs over 100 ms rejected" 2 "rx-poll-usecs" P --peer $PE_IP_B --rx-poll-usecs 100001
+expect_err "rx-poll-usecs not a number rejected" 2 "rx-poll-usecs" P --peer $PE_IP_B --rx-poll-usecs 5us
 expect_err "unknown congestion control" 1 "congestion control 'nosuchcc'" P --peer $PE_IP_B --cc nosuchcc --duration 1
 expect_err "nonexistent namespace (probe)" 1 "namespace 'etp-no-such-ns'" \
 	"$E" --netns etp-no-such-ns probe --peer $PE_IP_B --duration 1

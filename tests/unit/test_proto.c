@@ -54,6 +54,15 @@ static void test_valid(void **state)
 			       "\"proc-cpu\":3,\"sndbuf-end\":1,\"rcvbuf-end\":2,\"bytes\":[1,2],"
 			       "\"trans\":[0,0],\"tcp-info\":{\"rtt-us\":5}}"),
 			 PM_RESULT);
+	/* the receiver's polling time, optional (an older peer does not send it) */
+	assert_int_equal(parse("{\"v\":3,\"type\":\"result\",\"elapsed-ns\":1,\"cpu-util\":1.5,"
+			       "\"proc-cpu\":3,\"sndbuf-end\":1,\"rcvbuf-end\":2,\"bytes\":[1],"
+			       "\"trans\":[0],\"poll-cpu\":0.5}"),
+			 PM_RESULT);
+	assert_int_equal(parse("{\"v\":3,\"type\":\"result\",\"elapsed-ns\":1,\"cpu-util\":1.5,"
+			       "\"proc-cpu\":3,\"sndbuf-end\":1,\"rcvbuf-end\":2,\"bytes\":[1],"
+			       "\"trans\":[0],\"poll-cpu\":\"x\"}"),
+			 -EPROTO);
 }
 
 static void test_version(void **state)
@@ -93,6 +102,10 @@ static void test_malformed(void **state)
 	assert_int_equal(parse(SETUP(",\"rcvlowat\":65536")), PM_SETUP);
 	assert_int_equal(parse(SETUP(",\"rcvlowat\":-1")), -EPROTO);
 	assert_int_equal(parse(SETUP(",\"rcvlowat\":16777217")), -EPROTO);
+	/* the receiver's poll for data, in us: optional, at most 100 ms */
+	assert_int_equal(parse(SETUP(",\"rx-poll-usecs\":50")), PM_SETUP);
+	assert_int_equal(parse(SETUP(",\"rx-poll-usecs\":-1")), -EPROTO);
+	assert_int_equal(parse(SETUP(",\"rx-poll-usecs\":100001")), -EPROTO);
 	assert_int_equal(parse("{\"v\":3,\"type\":\"setup-ok\",\"data-port\":\"80\",\"cookie\":1}"),
 			 -EPROTO);
 	assert_non_null(strstr(err, "wrong type"));
