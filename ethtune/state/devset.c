@@ -870,6 +870,12 @@ static const struct et_param bql_params[] = {
 };
 static const char *const bql_files[] = { "stall_thrs", "limit_min", "limit_max" };
 
+/* The byte_queue_limits file of a BQL parameter. */
+static const char *bql_file(const struct et_param *p)
+{
+	return bql_files[p - bql_params];
+}
+
 const struct et_param *devset_bql_param(const char *key)
 {
 	unsigned int i;
@@ -878,12 +884,6 @@ const struct et_param *devset_bql_param(const char *key)
 		if (!strcmp(bql_params[i].key, key))
 			return &bql_params[i];
 	return NULL;
-}
-
-static void bql_path(char *buf, size_t len, const char *dev, uint32_t q, const struct et_param *p)
-{
-	snprintf(buf, len, "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q,
-		 bql_files[p - bql_params]);
 }
 
 /* BQL of one TX queue or all of them; every queue's old value journaled first, a queue that
@@ -929,7 +929,7 @@ static int set_bql(const char *dev, int argc, char **argv, bool journal, char *e
 				snprintf(err, errlen, "too many bql changes at once");
 				return -E2BIG;
 			}
-			bql_path(path, sizeof(path), dev, q, tc[i].p);
+			dev_bql_path(path, sizeof(path), dev, q, bql_file(tc[i].p));
 			ret = read_file_u64(path, &w[nw].old);
 			if (ret) {
 				snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
@@ -950,7 +950,7 @@ static int set_bql(const char *dev, int argc, char **argv, bool journal, char *e
 			return ret;
 	}
 	for (done = 0; done < nw; done++) {
-		bql_path(path, sizeof(path), dev, w[done].q, w[done].p);
+		dev_bql_path(path, sizeof(path), dev, w[done].q, bql_file(w[done].p));
 		ret = sysfs_path_write(path, w[done].val);
 		if (ret) {
 			snprintf(err, errlen, "kernel rejected bql %s %llu on %s tx-%u: %s%s",
@@ -960,7 +960,8 @@ static int set_bql(const char *dev, int argc, char **argv, bool journal, char *e
 					 ? " (stall-thrs is 0 or 4 to 128 jiffies, in ms)"
 					 : "");
 			while (done--) {
-				bql_path(path, sizeof(path), dev, w[done].q, w[done].p);
+				dev_bql_path(path, sizeof(path), dev, w[done].q,
+					     bql_file(w[done].p));
 				sysfs_path_write(path, w[done].old);
 			}
 			return ret;
@@ -970,8 +971,7 @@ static int set_bql(const char *dev, int argc, char **argv, bool journal, char *e
 	for (i = 0; i < nw; i++) {
 		uint64_t v;
 
-		bql_path(path, sizeof(path), dev, w[i].q, w[i].p);
-		if (!read_file_u64(path, &v) && v != w[i].val)
+		if (!dev_bql_u64(dev, w[i].q, bql_file(w[i].p), &v) && v != w[i].val)
 			report(warn, "tx-%u: bql %s is %llu (asked %llu)", w[i].q, w[i].p->key,
 			       (unsigned long long)v, (unsigned long long)w[i].val);
 	}

@@ -235,12 +235,17 @@ int dev_sysfs_u64(const char *dev, const char *rel, uint64_t *out)
 	return read_file_u64(path, out);
 }
 
+void dev_bql_path(char *buf, size_t len, const char *dev, unsigned int q, const char *file)
+{
+	snprintf(buf, len, "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q, file);
+}
+
 int dev_bql_u64(const char *dev, unsigned int q, const char *file, uint64_t *out)
 {
-	char rel[96];
+	char path[400];
 
-	snprintf(rel, sizeof(rel), "queues/tx-%u/byte_queue_limits/%s", q, file);
-	return dev_sysfs_u64(dev, rel, out);
+	dev_bql_path(path, sizeof(path), dev, q, file);
+	return read_file_u64(path, out);
 }
 
 int write_file_str(const char *path, const char *s)

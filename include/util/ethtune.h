@@ -84,8 +84,9 @@ int read_file_u64(const char *path, uint64_t *out);
 /* A number from a device's sysfs directory: /sys/class/net/DEV/REL (e.g. statistics/tx_bytes),
  * in the namespace whose sysfs is mounted. 0 or -errno. */
 int dev_sysfs_u64(const char *dev, const char *rel, uint64_t *out);
-/* One file of TX queue q's byte_queue_limits (limit, inflight, stall_cnt...). 0 or -errno
- * (-ENOENT: the queue does not exist or has no BQL). */
+/* The path of one file of TX queue q's byte_queue_limits (limit, inflight, stall_cnt...). */
+void dev_bql_path(char *buf, size_t len, const char *dev, unsigned int q, const char *file);
+/* That file's number. 0 or -errno (-ENOENT: the queue does not exist or has no BQL). */
 int dev_bql_u64(const char *dev, unsigned int q, const char *file, uint64_t *out);
 int write_file_str(const char *path, const char *s);
 /* path whole or not at all: fill writes to path.tmp, which is fsync'd and renamed over path;
