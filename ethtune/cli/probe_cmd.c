@@ -396,7 +396,8 @@ static const struct cli_opt probe_opts[] = {
 	{ "rcvlowat", O_RCVLOWAT, required_argument, "B",
 	  "the bulk receiver wakes when B bytes wait (SO_RCVLOWAT; default 64K, 0 with --rcvbuf)" },
 	{ "rx-poll-usecs", O_RX_POLL, required_argument, "US",
-	  "the bulk receiver polls up to US for them before it sleeps (default 50, 0 off)" },
+	  "the bulk receiver polls up to US for its rcvlowat bytes before it sleeps "
+	  "(default 50, 0 off)" },
 	{ "no-sample", O_NO_SAMPLE, no_argument, NULL,
 	  "the bulk sender does not sample its queued bytes (to measure what sampling costs)" },
 	{ "cc", O_CC, required_argument, "NAME", "congestion control" },

@@ -88,7 +88,7 @@ static void irq_find(struct txlat_run *r)
 		struct dirent *de;
 		DIR *d;
 
-		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", r->dev, dirs[i]);
+		dev_sysfs_path(path, sizeof(path), r->dev, "%s", dirs[i]);
 		d = opendir(path);
 		if (!d)
 			continue;

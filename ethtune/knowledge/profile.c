@@ -777,7 +777,7 @@ static bool pci_dir(const char *dev, char *dir, size_t len)
 	char path[PATH_MAX], real[PATH_MAX], sub[PATH_MAX + 16], bus[PATH_MAX];
 	int depth;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device", dev);
+	dev_sysfs_path(path, sizeof(path), dev, "device");
 	if (!realpath(path, real))
 		return false;
 	for (depth = 0; depth < 4; depth++) {
@@ -971,7 +971,7 @@ static int profile_validate_queues(struct profile *p, const char *dev, char *err
 	char path[256];
 
 	if (profile_count(p, PS_NAPI)) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/gro_flush_timeout", dev);
+		dev_sysfs_path(path, sizeof(path), dev, "gro_flush_timeout");
 		netdev_get((int)if_nametoindex(dev), &nd);
 		if ((!nd.napi_ret && !nd.n_napi) || (nd.napi_ret && access(path, W_OK))) {
 			snprintf(err, errlen, "%s has no NAPI instances but the profile sets [napi]",
@@ -979,7 +979,7 @@ static int profile_validate_queues(struct profile *p, const char *dev, char *err
 			return -EOPNOTSUPP;
 		}
 	}
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits", dev);
+	dev_sysfs_path(path, sizeof(path), dev, "queues/tx-0/byte_queue_limits");
 	if (profile_count(p, PS_BQL) && access(path, F_OK)) {
 		snprintf(err, errlen, "%s has no byte queue limits but the profile sets [bql]", dev);
 		return -EOPNOTSUPP;

@@ -762,7 +762,7 @@ static int set_napi(const char *dev, int argc, char **argv, bool journal, char *
 			ret = -EOPNOTSUPP;
 			goto out;
 		}
-		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, file ? file : "");
+		dev_sysfs_path(path, sizeof(path), dev, "%s", file ? file : "");
 		if (!file || access(path, W_OK)) {
 			snprintf(err, errlen,
 				 "%s cannot be set on %s: the kernel has neither napi-set for it "
@@ -814,7 +814,7 @@ static int set_napi(const char *dev, int argc, char **argv, bool journal, char *
 	for (sys_done = 0; sys_done < n; sys_done++) {
 		if (!tc[sys_done].file)
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, tc[sys_done].file);
+		dev_sysfs_path(path, sizeof(path), dev, "%s", tc[sys_done].file);
 		ret = sysfs_path_write(path, tc[sys_done].val);
 		if (ret) {
 			snprintf(err, errlen, "kernel rejected napi %s %llu on %s: %s",
@@ -847,7 +847,7 @@ undo:
 	for (i = 0; i < sys_done; i++) {
 		if (!tc[i].file)
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, tc[i].file);
+		dev_sysfs_path(path, sizeof(path), dev, "%s", tc[i].file);
 		sysfs_path_write(path, tc[i].old);
 	}
 	for (k = 0; k < done; k++) {
@@ -907,7 +907,7 @@ static int set_bql(const char *dev, int argc, char **argv, bool journal, char *e
 	if (ret)
 		return ret;
 	nq = sysfs_tx_queues(dev, ND_MAX_QUEUES);
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits", dev);
+	dev_sysfs_path(path, sizeof(path), dev, "queues/tx-0/byte_queue_limits");
 	if (!nq || access(path, F_OK)) {
 		snprintf(err, errlen, "%s has no byte queue limits (BQL)", dev);
 		return -EOPNOTSUPP;

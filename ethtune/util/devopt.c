@@ -35,7 +35,7 @@ unsigned int sysfs_tx_queues(const char *dev, unsigned int max)
 	unsigned int n;
 
 	for (n = 0; n < max; n++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u", dev, n);
+		dev_sysfs_path(path, sizeof(path), dev, "queues/tx-%u", n);
 		if (access(path, F_OK))
 			break;
 	}

@@ -227,17 +227,29 @@ int read_file_u64(const char *path, uint64_t *out)
 	return parse_u64(buf, out);
 }
 
+void dev_sysfs_path(char *buf, size_t len, const char *dev, const char *fmt, ...)
+{
+	int n = snprintf(buf, len, "/sys/class/net/%s/", dev);
+	va_list ap;
+
+	if (n < 0 || (size_t)n >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
 int dev_sysfs_u64(const char *dev, const char *rel, uint64_t *out)
 {
 	char path[400];
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, rel);
+	dev_sysfs_path(path, sizeof(path), dev, "%s", rel);
 	return read_file_u64(path, out);
 }
 
 void dev_bql_path(char *buf, size_t len, const char *dev, unsigned int q, const char *file)
 {
-	snprintf(buf, len, "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/%s", dev, q, file);
+	dev_sysfs_path(buf, len, dev, "queues/tx-%u/byte_queue_limits/%s", q, file);
 }
 
 int dev_bql_u64(const char *dev, unsigned int q, const char *file, uint64_t *out)

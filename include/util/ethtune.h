@@ -81,6 +81,9 @@ int parse_on_off(const char *s, bool *out);
 /* Read or write a small sysfs/procfs file. 0 or -errno. */
 int read_file_str(const char *path, char *buf, size_t len);
 int read_file_u64(const char *path, uint64_t *out);
+/* buf: the device's sysfs directory, /sys/class/net/DEV/, followed by fmt's path within it. */
+void dev_sysfs_path(char *buf, size_t len, const char *dev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* A number from a device's sysfs directory: /sys/class/net/DEV/REL (e.g. statistics/tx_bytes),
  * in the namespace whose sysfs is mounted. 0 or -errno. */
 int dev_sysfs_u64(const char *dev, const char *rel, uint64_t *out);
