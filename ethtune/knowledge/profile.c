@@ -979,8 +979,7 @@ static int profile_validate_queues(struct profile *p, const char *dev, char *err
 			return -EOPNOTSUPP;
 		}
 	}
-	dev_sysfs_path(path, sizeof(path), dev, "queues/tx-0/byte_queue_limits");
-	if (profile_count(p, PS_BQL) && access(path, F_OK)) {
+	if (profile_count(p, PS_BQL) && !dev_has_bql(dev)) {
 		snprintf(err, errlen, "%s has no byte queue limits but the profile sets [bql]", dev);
 		return -EOPNOTSUPP;
 	}

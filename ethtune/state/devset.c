@@ -762,7 +762,8 @@ static int set_napi(const char *dev, int argc, char **argv, bool journal, char *
 			ret = -EOPNOTSUPP;
 			goto out;
 		}
-		dev_sysfs_path(path, sizeof(path), dev, "%s", file ? file : "");
+		if (file)
+			dev_sysfs_path(path, sizeof(path), dev, "%s", file);
 		if (!file || access(path, W_OK)) {
 			snprintf(err, errlen,
 				 "%s cannot be set on %s: the kernel has neither napi-set for it "
@@ -907,8 +908,7 @@ static int set_bql(const char *dev, int argc, char **argv, bool journal, char *e
 	if (ret)
 		return ret;
 	nq = sysfs_tx_queues(dev, ND_MAX_QUEUES);
-	dev_sysfs_path(path, sizeof(path), dev, "queues/tx-0/byte_queue_limits");
-	if (!nq || access(path, F_OK)) {
+	if (!nq || !dev_has_bql(dev)) {
 		snprintf(err, errlen, "%s has no byte queue limits (BQL)", dev);
 		return -EOPNOTSUPP;
 	}

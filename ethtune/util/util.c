@@ -260,6 +260,14 @@ int dev_bql_u64(const char *dev, unsigned int q, const char *file, uint64_t *out
 	return read_file_u64(path, out);
 }
 
+bool dev_has_bql(const char *dev)
+{
+	char path[400];
+
+	dev_bql_path(path, sizeof(path), dev, 0, "limit");
+	return !access(path, F_OK);
+}
+
 int write_file_str(const char *path, const char *s)
 {
 	size_t len = strlen(s);

@@ -91,6 +91,8 @@ int dev_sysfs_u64(const char *dev, const char *rel, uint64_t *out);
 void dev_bql_path(char *buf, size_t len, const char *dev, unsigned int q, const char *file);
 /* That file's number. 0 or -errno (-ENOENT: the queue does not exist or has no BQL). */
 int dev_bql_u64(const char *dev, unsigned int q, const char *file, uint64_t *out);
+/* Whether dev's first TX queue has byte queue limits (a driver without BQL has no directory). */
+bool dev_has_bql(const char *dev);
 int write_file_str(const char *path, const char *s);
 /* path whole or not at all: fill writes to path.tmp, which is fsync'd and renamed over path;
  * fill returns 0 or -errno. 0 or -errno (path.tmp is removed on failure). */

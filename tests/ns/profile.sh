@@ -103,6 +103,16 @@ net.ipv4.no_such_sysctl = 1
 [provenance]
 kind = documented
 source = test"
+# veth queues carry no byte queue limits: a [bql] section cannot apply
+bad bad-bql "[match]
+driver = veth
+[channels]
+rx = 2
+[bql]
+limit-min = 1000
+[provenance]
+kind = documented
+source = test"
 
 out=$("$ET" --netns "$NS" profile match vpa 2>&1)
 echo "$out" | grep -q "best: veth-test" && ktap_ok "match picks the most specific profile" ||
@@ -129,7 +139,7 @@ ktap_check "restore" "$ET" restore
 [ "$(chan)" = "$CH0" ] && ktap_ok "channels restored ($CH0)" || ktap_fail "channels restored: $(chan)"
 [ "$(tlob)" = "$TL0" ] && ktap_ok "sysctl restored ($TL0)" || ktap_fail "sysctl restored: $(tlob)"
 
-for p in bad-key bad-lacks bad-range bad-nomatch bad-other bad-sysctl; do
+for p in bad-key bad-lacks bad-range bad-nomatch bad-other bad-sysctl bad-bql; do
 	err=$("$ET" --netns "$NS" profile apply vpa $p 2>&1 >/dev/null); rc=$?
 	lines=$(printf '%s\n' "$err" | grep -c .)
 	if [ $rc -ne 0 ] && [ "$lines" = 1 ] && [ "$(chan)" = "$CH0" ] && [ "$(tlob)" = "$TL0" ]; then
