@@ -90,7 +90,7 @@ neper() {	# neper NS SNS ADDR stream|rr: neper's throughput (Mbit/s, or transact
 }
 
 bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
-	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() e=() f=() g=() h=() i x y np=
+	local label=$1 cns=$2 sns=$3 addr=$4 a=() b=() c=() d=() e=() f=() g=() h=() i x y w np=
 	local as=() bs=() cs=() ds=() es=() fs=() gs=() hs=()
 	"${RXPIN[@]}" "$E" --netns $sns serve --bind $addr --port 12866 >/dev/null 2>&1 & local sp=$!
 	# RR's own server, placed like the client: every thread of every RR tool on RRCPU
@@ -116,6 +116,13 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	steps+=("d ds spp $cns $addr")
 	[ -n "$NETPERF" ] && steps+=("f fs nprr $cns $addr")
 	[ -n "$NEPER_S" ] && steps+=("h hs neper $cns $sns $addr rr")
+	# one round first that counts for nothing: the first stream after the servers start ran
+	# slowest (ethtune's in round 1 was its lowest ratio against iperf3, netperf and neper in
+	# 2026-12-06's and 07's runs, 0.90-0.91 of iperf3 against a median of 1.03-1.06)
+	for ((x = 0; x < ${#steps[@]}; x++)); do
+		read -ra w <<<"${steps[$x]}"
+		"${w[@]:2}" >/dev/null
+	done
 	# every other round runs them in reverse (ABBA): the host drifts within a round, and each
 	# reference then runs as often before ethtune as after it, so the drift cancels in the median
 	for i in $(seq $ROUNDS); do

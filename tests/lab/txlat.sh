@@ -112,12 +112,15 @@ else
 		fl=$(jq -r '."timer-floor-us" // -1' "$OUT/us$us.json")
 		ktap_diag "tx-usecs $us: timer wake-up lateness during the run $fl us"
 		# The baseline holds a timer hop and a softirq hop; where what stays of it beyond the
-		# floor exceeds the tolerance itself, this platform cannot show the criterion (skip).
+		# floor exceeds the tolerance itself, this platform cannot show the criterion: a miss
+		# there is the platform's (skip), a hit still counts. CI on 2026-12-06 measured the
+		# same median at tx-usecs 1000 in two runs (1146.9 us, 1085.4 less the floor against
+		# 1036) while the tx-usecs 0 baseline moved from 198 to 251 us beyond serialization.
 		rest=$(calc %.1f "$slack - ($fl > 0 ? $fl : 0) > 0 ? $slack - ($fl > 0 ? $fl : 0) : 0")
-		if ! holds "$fl >= 0 && $rest <= $TOL * $want"; then
-			ktap_skip "txsim tx-usecs $us: median less the timer floor within $TOL of tx-usecs + serialization" "this guest adds $slack us to every completion, $rest us beyond its $fl us timer floor: more than $TOL of $want us"
-		elif holds "($p50 - $fl - $want) ^ 2 <= ($TOL * $want) ^ 2"; then
+		if holds "$fl >= 0 && ($p50 - $fl - $want) ^ 2 <= ($TOL * $want) ^ 2"; then
 			ktap_ok "txsim tx-usecs $us: median less the timer floor within $TOL of tx-usecs + serialization ($p50 - $fl vs $want us)"
+		elif ! holds "$fl >= 0 && $rest <= $TOL * $want"; then
+			ktap_skip "txsim tx-usecs $us: median less the timer floor within $TOL of tx-usecs + serialization" "this guest adds $slack us to every completion, $rest us beyond its $fl us timer floor: more than $TOL of $want us"
 		else
 			ktap_fail "txsim tx-usecs $us: median less the timer floor within $TOL of tx-usecs + serialization ($p50 - $fl vs $want us)"
 		fi
