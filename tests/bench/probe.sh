@@ -117,8 +117,8 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 	[ -n "$NETPERF" ] && steps+=("f fs nprr $cns $addr")
 	[ -n "$NEPER_S" ] && steps+=("h hs neper $cns $sns $addr rr")
 	# one round first that counts for nothing: the first stream after the servers start ran
-	# slowest (ethtune's in round 1 was its lowest ratio against iperf3, netperf and neper in
-	# 2026-12-06's and 07's runs, 0.90-0.91 of iperf3 against a median of 1.03-1.06)
+	# slowest (on loopback, ethtune's in round 1 was its lowest ratio against iperf3, netperf
+	# and neper in 2026-12-06's and 07's runs, 0.90-0.91 of iperf3 against medians of 1.03-1.06)
 	for ((x = 0; x < ${#steps[@]}; x++)); do
 		read -ra w <<<"${steps[$x]}"
 		"${w[@]:2}" >/dev/null
