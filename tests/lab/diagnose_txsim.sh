@@ -67,8 +67,14 @@ txsim_case() {	# NAME: put txsim0 into the case's configuration; a -mtu9000 suff
 # Prompt at MTU 9000 on sid: one flow 966-978 of 981-985 in 3 runs.
 MTU9000_CASES="delay2000-mtu9000 delay4000-mtu9000"
 [ "${LAB_KERNEL:-stable}" = sid ] && MTU9000_CASES="prompt-mtu9000 delay4000-mtu9000"
+# At MTU 1500 7.2 is wide at 2 ms too, more rarely: CI on 2026-12-07 had delay2000
+# inconclusive, one flow 721 [522, 921] against 941 after 7 rounds (4 runs after it: 396-463,
+# interval tops 462-579). So sid's shorter delay is 3000 us: 16 of 16 runs delayed-completion,
+# one flow 235-453, interval tops 280-672, all below the 847 that a 10% loss needs.
+DELAY_CASES="delay2000 delay4000"
+[ "${LAB_KERNEL:-stable}" = sid ] && DELAY_CASES="delay3000 delay4000"
 # LAB_DIAG_TXSIM_CASES picks cases while developing (empty: none); CI runs them all.
-TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt delay2000 delay4000 $MTU9000_CASES orphan next-xmit cqe netem}
+TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt $DELAY_CASES $MTU9000_CASES orphan next-xmit cqe netem}
 if [ -z "$TXSIM_CASES" ]; then
 	:
 elif ip link show txsim0 >/dev/null 2>&1; then
