@@ -15,7 +15,7 @@ trap pe_cleanup EXIT
 ROUNDS=${BENCH_ROUNDS:-12}
 # The streams run 20 (6th to 15th ratio, 95.9%): on loopback ethtune leads iperf3 by 3-5% where a
 # round's ratio spreads 0.97-1.22 with the host's phases, and 12 rounds' interval reached 0.995
-# and 0.998 below 1 in the two runs before this one with medians of 1.047 and 1.034. The extra
+# and 0.998 below 1 in two runs on 2026-12-07 with medians of 1.047 and 1.034. The extra
 # rounds run the stream steps only, in the same alternating order.
 STREAM_ROUNDS=${BENCH_STREAM_ROUNDS:-20}
 T=${BENCH_SECONDS:-3}
@@ -114,27 +114,25 @@ bench_path() {	# bench_path LABEL CLIENT-NS SERVER-NS ADDR
 		pe_wait_port $sns 12865; pe_wait_port $sns 12868
 	fi
 	# one round's runs, each "VALUES CS CMD ARGS..." for m
-	local steps=("a as et $cns $addr --cc $CC --msg-size $MSG" "b bs ip3 $cns $addr") rr=() now
-	[ -n "$NETPERF" ] && steps+=("e es nps $cns $addr")
-	[ -n "$NEPER_S" ] && steps+=("g gs neper $cns $sns $addr stream")
+	local stream=("a as et $cns $addr --cc $CC --msg-size $MSG" "b bs ip3 $cns $addr") rr=() now
+	[ -n "$NETPERF" ] && stream+=("e es nps $cns $addr")
+	[ -n "$NEPER_S" ] && stream+=("g gs neper $cns $sns $addr stream")
 	rr+=("c cs et --pin $cns $addr:12867 --test rr --nodelay --msg-size $RRMSG")
 	rr+=("d ds spp $cns $addr")
 	[ -n "$NETPERF" ] && rr+=("f fs nprr $cns $addr")
 	[ -n "$NEPER_S" ] && rr+=("h hs neper $cns $sns $addr rr")
-	steps+=("${rr[@]}")
-	local nstream=$((${#steps[@]} - ${#rr[@]}))
 	# one round first that counts for nothing: the first stream after the servers start ran
 	# slowest (on loopback, ethtune's in round 1 was its lowest ratio against iperf3, netperf
 	# and neper in 2026-12-06's and 07's runs, 0.90-0.91 of iperf3 against medians of 1.03-1.06)
-	for ((x = 0; x < ${#steps[@]}; x++)); do
-		read -ra w <<<"${steps[$x]}"
+	for x in "${stream[@]}" "${rr[@]}"; do
+		read -ra w <<<"$x"
 		"${w[@]:2}" >/dev/null
 	done
 	# every other round runs them in reverse (ABBA): the host drifts within a round, and each
 	# reference then runs as often before ethtune as after it, so the drift cancels in the median
 	for ((i = 1; i <= (ROUNDS > STREAM_ROUNDS ? ROUNDS : STREAM_ROUNDS); i++)); do
 		now=()
-		((i <= STREAM_ROUNDS)) && now+=("${steps[@]:0:nstream}")
+		((i <= STREAM_ROUNDS)) && now+=("${stream[@]}")
 		((i <= ROUNDS)) && now+=("${rr[@]}")
 		for ((x = 0; x < ${#now[@]}; x++)); do
 			y=$x
