@@ -714,6 +714,19 @@ static void print_pct(const char *key, const char *fmt, double v)
 		print_float(PRINT_ANY, key, fmt, 100 * v);
 }
 
+/* Each round's rate, in the order measured: an interval too wide to decide shows here whether
+ * the rounds spread or split into two modes. */
+static void print_rounds(const char *key, const char *label, const double *v, unsigned int n)
+{
+	unsigned int i;
+
+	print_text("%s", label);
+	open_json_array(PRINT_JSON, key);
+	for (i = 0; i < n; i++)
+		print_float(PRINT_ANY, NULL, " %.0f", v[i]);
+	close_json_array(PRINT_JSON, NULL);
+}
+
 static void print_findings(const struct diag *d)
 {
 	unsigned int i;
@@ -873,6 +886,9 @@ static void print_diag(const struct diag *d)
 		print_uint(PRINT_ANY, "rounds", " (95%% t intervals, %u interleaved rounds;",
 			   fl->n);
 		print_float(PRINT_ANY, "welch-p", " Welch p %.3f)\n", fl->welch_p);
+		print_rounds("one-flow-rounds-mbps", "  rounds, Mbit/s: one flow", fl->one, fl->n);
+		print_rounds("two-flows-rounds-mbps", "; two flows", fl->two, fl->n);
+		print_text("\n");
 		if (!isnan(d->line_mbps))
 			print_float(PRINT_ANY, "line-goodput-mbps",
 				    "  goodput at the line rate %.0f Mbit/s\n", d->line_mbps);

@@ -25,7 +25,8 @@ DIAG_LINE='def r: . // -1 | round;
 	"\(.probe."one-flow-mbps" | r) [\(.probe."one-flow-lo-mbps" | r), " +
 	"\(.probe."one-flow-hi-mbps" | r)], two \(.probe."two-flows-mbps" | r), " +
 	"\(.probe.rounds // 0) rounds, measured loss \(."measured-loss-pct" | r)%, " +
-	"model \(."model-loss-pct" | r)%"'
+	"model \(."model-loss-pct" | r)%; rounds one \(.probe."one-flow-rounds-mbps" // [] | map(r)), " +
+	"two \(.probe."two-flows-rounds-mbps" // [] | map(r))"'
 
 # run NAME DEV PEERDEV: one diagnose; JSON in $T/NAME.json; a diagnostic line with the numbers
 run() {
