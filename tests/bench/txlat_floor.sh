@@ -9,6 +9,9 @@ export ETHTUNE=${ETHTUNE:-$PWD/build/ethtune}
 . tests/lib/probe_env.sh
 ROUNDS=${FLOOR_BENCH_ROUNDS:-20}	# 20 pairs: the sign-test interval of their median covers 95.9%
 SECS=${FLOOR_BENCH_SECS:-3}
+# FLOOR_HOOKS: some of floor_xmit floor_consume floor_kfree floor_peer (empty: all four), to
+# see what each tracepoint's dispatch costs on its own
+HOOKS=${FLOOR_HOOKS:-}
 . tests/bench/lib/env.sh
 ktap_header "txlat floor bench: veth throughput, empty programs on txlat's tracepoints vs none"
 if [ "$(id -u)" -ne 0 ]; then ktap_skip "txlat floor" "needs root"; ktap_finish; exit; fi
@@ -23,7 +26,7 @@ if ! clang -O2 -g -target bpf -I build/bpf -c tests/bench/lib/empty.bpf.c -o "$W
 fi
 pe_setup flr || { ktap_fail "veth setup"; ktap_finish; exit 1; }
 PE_SERVE_WRAP="${RXPIN[*]}" pe_serve $PE_B
-ktap_diag "placement: $PLACEMENT"
+ktap_diag "placement: $PLACEMENT; programs: ${HOOKS:-all four}"
 probe() {	# probe NAME: Gbit/s of one flow
 	"${TXPIN[@]}" "$E" --netns $PE_A --json probe --peer $PE_IP_B --duration $SECS \
 		--warmup 1 --msg-size 128K --cc $CC >"$W/$1.json" 2>/dev/null
@@ -35,7 +38,8 @@ floor() {	# floor NAME: probe with the empty programs attached (a line in $W/att
 	# they were: this runs in a command substitution, so a variable would not come back)
 	local lp i
 	: >"$W/attach.out"
-	"$W/bpf_attach" "$W/empty.bpf.o" >"$W/attach.out" 2>"$W/attach.err" &
+	# shellcheck disable=SC2086 # a list of names
+	"$W/bpf_attach" "$W/empty.bpf.o" $HOOKS >"$W/attach.out" 2>"$W/attach.err" &
 	lp=$!
 	for i in $(seq 50); do grep -q attached "$W/attach.out" && break; sleep 0.1; done
 	grep -q attached "$W/attach.out" && echo "$1" >>"$W/attached"
