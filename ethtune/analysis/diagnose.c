@@ -239,6 +239,7 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 				continue;
 			}
 			fl->one[fl->n] = r->mbps;
+			fl->cwnd1[fl->n] = r->sender_ti.valid ? r->sender_ti.snd_cwnd : NAN;
 			fl->wait_us[fl->n] = r->sender_ti.wmem_samples && r->mbps > 0
 						     ? r->sender_ti.wmem_alloc * 8 / r->mbps
 						     : NAN;
@@ -265,6 +266,7 @@ static int measure_flows(const struct sweep_opts *o, struct diag *d, double widt
 	stats_mean_ci(fl->one, fl->n, CI_LEVEL, &fl->c1);
 	stats_mean_ci(fl->two, fl->n, CI_LEVEL, &fl->c2);
 	fl->welch_p = stats_welch_p(fl->one, fl->n, fl->two, fl->n);
+	fl->cwnd_rho = stats_spearman(fl->cwnd1, fl->one, fl->n, &fl->cwnd_p);
 	fl->proc_cpu /= fl->n;
 	fl->sys_cpu /= fl->n;
 	for (i = 0; i < fl->n; i++)
@@ -678,6 +680,20 @@ void diag_decide(const char *dev, struct diag *d)
 			100 * d->mloss_hi, d->fl.proc_cpu);
 		return;
 	}
+	if (d->loss_hi >= MATERIAL && d->mloss_hi >= MATERIAL && d->fl.cwnd_rho > 0 &&
+	    d->fl.cwnd_p < SIG_P) {
+		inconclusive(d,
+			     "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f: the interval is "
+			     "too wide after %u rounds to tell whether the %.0f us completion "
+			     "delay costs the %.0f%% the model predicts. Its rounds rise with the "
+			     "flow's cwnd (Spearman rho %.2f, one-sided p %.3f): a flow that TSQ "
+			     "holds back is not cwnd-limited, so its cwnd stays where slow start "
+			     "left it and each round keeps the rate that cwnd allows; more rounds "
+			     "(a longer --budget) would decide, a longer --duration would not",
+			     d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
+			     d->fl.n, d->D, 100 * d->mloss, d->fl.cwnd_rho, d->fl.cwnd_p);
+		return;
+	}
 	if (d->loss_hi >= MATERIAL && d->mloss_hi >= MATERIAL) {
 		inconclusive(d,
 			     "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f: the interval is "
@@ -725,6 +741,28 @@ static void print_rounds(const char *key, const char *label, const double *v, un
 	for (i = 0; i < n; i++)
 		print_float(PRINT_ANY, NULL, " %.0f", v[i]);
 	close_json_array(PRINT_JSON, NULL);
+}
+
+/* One flow's cwnd at each round's end, and how its rate follows it. A missing cwnd leaves out
+ * the list (text n/a), and a rho that cannot be had leaves out rho and p. */
+static void print_cwnds(const struct flows *fl)
+{
+	unsigned int i;
+
+	for (i = 0; i < fl->n && !isnan(fl->cwnd1[i]); i++)
+		;
+	if (i < fl->n || !fl->n) {
+		print_na("one-flow-rounds-cwnd", "  one flow's cwnd at each round's end: %s\n");
+		return;
+	}
+	print_rounds("one-flow-rounds-cwnd",
+		     "  one flow's cwnd at each round's end, segments:", fl->cwnd1, fl->n);
+	if (!isnan(fl->cwnd_rho)) {
+		print_float(PRINT_ANY, "cwnd-rate-rho", "; its rate against it: Spearman rho %.2f",
+			    fl->cwnd_rho);
+		print_float(PRINT_ANY, "cwnd-rate-p", " (one-sided p %.3f)", fl->cwnd_p);
+	}
+	print_text("\n");
 }
 
 static void print_findings(const struct diag *d)
@@ -889,6 +927,7 @@ static void print_diag(const struct diag *d)
 		print_rounds("one-flow-rounds-mbps", "  rounds, Mbit/s: one flow", fl->one, fl->n);
 		print_rounds("two-flows-rounds-mbps", "; two flows", fl->two, fl->n);
 		print_text("\n");
+		print_cwnds(fl);
 		if (!isnan(d->line_mbps))
 			print_float(PRINT_ANY, "line-goodput-mbps",
 				    "  goodput at the line rate %.0f Mbit/s\n", d->line_mbps);

@@ -1,4 +1,5 @@
-/* Statistics all layers share: Student t, mean intervals, Welch, Wilson, quantiles, histograms. */
+/* Statistics all layers share: Student t, mean intervals, Welch, Spearman, Wilson, quantiles,
+ * histograms. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,106 @@ double stats_paired_p(const double *a, const double *b, unsigned int n)
 	if (v <= 0)
 		return m == 0 ? 1 : 0;
 	return 2 * (1 - t_cdf(fabs(m) / sqrt(v / k), k - 1));
+}
+
+/* Mean ranks (1..n) of v's n values, ties sharing the mean of the ranks they span. */
+static void ranks(const double *v, unsigned int n, double *r)
+{
+	unsigned int i, j, lt, eq;
+
+	for (i = 0; i < n; i++) {
+		lt = eq = 0;
+		for (j = 0; j < n; j++) {
+			lt += v[j] < v[i];
+			eq += v[j] == v[i];
+		}
+		r[i] = lt + (eq + 1) / 2.0;
+	}
+}
+
+/* Pearson's r of two rank vectors. */
+static double rank_r(const double *x, const double *y, unsigned int n)
+{
+	double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		mx += x[i] / n;
+		my += y[i] / n;
+	}
+	for (i = 0; i < n; i++) {
+		sxy += (x[i] - mx) * (y[i] - my);
+		sxx += (x[i] - mx) * (x[i] - mx);
+		syy += (y[i] - my) * (y[i] - my);
+	}
+	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+/* The share of the n! orders of y's ranks whose correlation with x reaches rho (Heap's
+ * algorithm; with ties, the same ranks permuted). */
+static double spearman_exact_p(const double *x, const double *y, unsigned int n, double rho)
+{
+	double p[SPEARMAN_EXACT_N], t;
+	unsigned int c[SPEARMAN_EXACT_N] = { 0 }, i = 1;
+	uint64_t hit = 0, all = 0;
+
+	memcpy(p, y, n * sizeof(*p));
+	hit += rank_r(x, p, n) >= rho - 1e-9;
+	all++;
+	while (i < n) {
+		if (c[i] < i) {
+			unsigned int k = i % 2 ? c[i] : 0;
+
+			t = p[k];
+			p[k] = p[i];
+			p[i] = t;
+			hit += rank_r(x, p, n) >= rho - 1e-9;
+			all++;
+			c[i]++;
+			i = 1;
+		} else {
+			c[i++] = 0;
+		}
+	}
+	return (double)hit / (double)all;
+}
+
+double stats_spearman(const double *a, const double *b, unsigned int n, double *p)
+{
+	double *x = calloc(4 * (size_t)n + 1, sizeof(*x)), *y, *ra, *rb, rho, t;
+	unsigned int i, k = 0;
+
+	*p = 1;
+	if (!x)
+		return NAN;
+	y = x + n;
+	ra = y + n;
+	rb = ra + n;
+	for (i = 0; i < n; i++)
+		if (!isnan(a[i]) && !isnan(b[i])) {
+			x[k] = a[i];
+			y[k++] = b[i];
+		}
+	rho = NAN;
+	if (k >= 3) {
+		ranks(x, k, ra);
+		ranks(y, k, rb);
+		rho = rank_r(ra, rb, k);
+	}
+	if (isnan(rho)) {
+		free(x);
+		return NAN;
+	}
+	if (k <= SPEARMAN_EXACT_N) {
+		*p = spearman_exact_p(ra, rb, k, rho);
+	} else if (rho >= 1) {
+		*p = 0;
+	} else {
+		t = rho * sqrt((k - 2) / (1 - rho * rho));
+		*p = 1 - t_cdf(t, k - 2);
+	}
+	free(x);
+	return rho;
 }
 
 void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)

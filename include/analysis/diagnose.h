@@ -47,6 +47,11 @@ struct action {
 struct flows {
 	unsigned int n;
 	double one[MAX_ROUNDS], two[MAX_ROUNDS], wait_us[MAX_ROUNDS];
+	/* one flow's cwnd at each round's end (segments, NaN unknown), and Spearman's rho of the
+	 * round's rate against it with its one-sided p: under a completion delay that TSQ waits
+	 * for, a flow is not cwnd-limited, its cwnd stays where slow start left it, and its rate
+	 * follows that cwnd (docs/lab.md) */
+	double cwnd1[MAX_ROUNDS], cwnd_rho, cwnd_p;
 	struct et_ci c1, c2;
 	double welch_p;	 /* one vs two flows */
 	double wait_med; /* median time a byte waits below TCP in one flow, us (NaN unmeasured) */
@@ -102,7 +107,7 @@ struct diag {
 	struct mtu_sweep mtus;
 	struct finding f[F__N];
 	int headline;
-	char why[400]; /* inconclusive: why, and what run would decide */
+	char why[768]; /* inconclusive: why, and what run would decide */
 	struct action act[MAX_ACT];
 	unsigned int nact;
 	double elapsed_s;

@@ -13,7 +13,8 @@
 /* Confidence level (percent) of every interval of a mean (docs/design.md: every figure a
  * decision uses carries an interval). */
 #define CI_LEVEL 95
-/* Welch's t-test: a difference with a p-value below this is taken as real (the usual 5%). */
+/* Welch's t-test and Spearman's rho: a difference or a rise with a p-value below this is taken as
+ * real (the usual 5%). */
 #define SIG_P 0.05
 /* Repeated measurements stop once a mean's CI_LEVEL interval is this share of it (relative
  * half-width): narrow enough to tell the MATERIAL share apart (diagnose's rounds, TSQ passes). */

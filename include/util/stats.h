@@ -1,5 +1,5 @@
-/* Statistics all layers share: Student t, mean intervals, Welch, paired t, Wilson, quantiles,
- * the median's sign-test interval, histograms. */
+/* Statistics all layers share: Student t, mean intervals, Welch, paired t, Spearman, Wilson,
+ * quantiles, the median's sign-test interval, histograms. */
 #ifndef ETHTUNE_UTIL_STATS_H
 #define ETHTUNE_UTIL_STATS_H
 
@@ -25,6 +25,12 @@ double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned
 double stats_paired_p(const double *a, const double *b, unsigned int n);
 /* The mean of a[i] - b[i] over the same pairs, the difference that test judges (NaN: none). */
 double stats_paired_mean(const double *a, const double *b, unsigned int n);
+/* Spearman's rank correlation of a[i] and b[i] over the pairs where neither is NaN (ties take
+ * their mean rank), and in *p the one-sided p-value for "b rises with a": exact, over every
+ * permutation of the ranks, up to SPEARMAN_EXACT_N pairs, Student t (n - 2 df) above. NaN, and
+ * *p 1, with fewer than 3 pairs or a variable that does not vary. */
+#define SPEARMAN_EXACT_N 9
+double stats_spearman(const double *a, const double *b, unsigned int n, double *p);
 /* Wilson score interval at 95% for k successes of n. */
 void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi);
 

@@ -20,13 +20,15 @@ serve_b() {	# the peer's server; its log is shown when a run fails
 }
 
 # the numbers of one run, for its diagnostic line
-DIAG_LINE='def r: . // -1 | round;
+DIAG_LINE='def r: . // -1 | round; def f3: if . == null then "n/a" else . * 1000 | round / 1000 end;
 	"\(.verdict), D \(."d-us" | r) [\(."d-lo-us" | r), \(."d-hi-us" | r)] us, one flow " +
 	"\(.probe."one-flow-mbps" | r) [\(.probe."one-flow-lo-mbps" | r), " +
 	"\(.probe."one-flow-hi-mbps" | r)], two \(.probe."two-flows-mbps" | r), " +
 	"\(.probe.rounds // 0) rounds, measured loss \(."measured-loss-pct" | r)%, " +
 	"model \(."model-loss-pct" | r)%; rounds one \(.probe."one-flow-rounds-mbps" // [] | map(r)), " +
-	"two \(.probe."two-flows-rounds-mbps" // [] | map(r))"'
+	"two \(.probe."two-flows-rounds-mbps" // [] | map(r)), one flow cwnd " +
+	"\(.probe."one-flow-rounds-cwnd" // []), rho \(.probe."cwnd-rate-rho" | f3) " +
+	"p \(.probe."cwnd-rate-p" | f3)"'
 
 # run NAME DEV PEERDEV: one diagnose; JSON in $T/NAME.json; a diagnostic line with the numbers
 run() {
