@@ -689,7 +689,8 @@ void diag_decide(const char *dev, struct diag *d)
 			     "flow's cwnd (Spearman rho %.2f, one-sided p %.3f): a flow that TSQ "
 			     "holds back is not cwnd-limited, so its cwnd stays where slow start "
 			     "left it and each round keeps the rate that cwnd allows; more rounds "
-			     "(a longer --budget) would decide, a longer --duration would not",
+			     "would decide (a longer --budget, or a shorter --duration within it), "
+			     "a longer --duration would not",
 			     d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
 			     d->fl.n, d->D, 100 * d->mloss, d->fl.cwnd_rho, d->fl.cwnd_p);
 		return;

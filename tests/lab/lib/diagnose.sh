@@ -5,10 +5,15 @@ T=$(mktemp -d)
 # repetitions per case: 2 on stable, 1 on sid (the lab runs on both within CI's 60 minutes); a
 # file may lower stable's default with DIAG_STABLE_REPS before sourcing this
 if [ "${LAB_KERNEL:-stable}" = sid ]; then REPS=${LAB_DIAG_REPS:-1}; else REPS=${LAB_DIAG_REPS:-${DIAG_STABLE_REPS:-2}}; fi
-# diagnose's --budget: 20 s leaves the slow cases 6-7 rounds, their one-flow loss interval still
-# far from the 10% that decides (txsim's delay cases: loss 44-69%, low ends 40% and more at 11
-# rounds), and the lab on both kernels within CI's hour; LAB_DIAG_BUDGET for a campaign
+# diagnose's --budget: 20 s, and the lab on both kernels within CI's hour; LAB_DIAG_BUDGET for a
+# campaign
 DIAG_BUDGET=${LAB_DIAG_BUDGET:-20}
+# diagnose's --duration: 0.5 s rounds give the delay cases 11 rounds in that budget, not 7 of 1 s.
+# Each round's one-flow rate is set where its slow start ended (docs/lab.md): a longer round
+# measures the same rate again, and only more rounds narrow an interval that those exits spread
+# (6.1, 6 runs each: tx-usecs 2000 interval tops 320-413 Mbit/s at 0.5 s, 233-755 in 8 runs at
+# 1 s; 3000: 215-395 against 201-663). LAB_DIAG_DURATION for a campaign.
+DIAG_DURATION=${LAB_DIAG_DURATION:-0.5}
 # jv FILE FILTER: values of a JSON file, by jq (a python3 start costs the guest 0.4 s)
 jv() { jq -r "$2" "$1"; }
 
@@ -34,7 +39,7 @@ DIAG_LINE='def r: . // -1 | round; def f3: if . == null then "n/a" else . * 1000
 run() {
 	local name=$1 a=$2 b=$3 t0=$(date +%s) rc
 	ip netns exec $LAB_NS_A "$ET" --json diagnose "$a" --peer 198.18.0.2 --peer-dev "$b" \
-		--peer-netns $LAB_NS_B --duration 1 --warmup 0.3 --budget "$DIAG_BUDGET" \
+		--peer-netns $LAB_NS_B --duration "$DIAG_DURATION" --warmup 0.3 --budget "$DIAG_BUDGET" \
 		>"$T/$name.json" 2>"$T/$name.err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
