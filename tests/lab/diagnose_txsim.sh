@@ -73,8 +73,13 @@ MTU9000_CASES="prompt-mtu9000 delay4000-mtu9000"
 # inconclusive, one flow 721 [522, 921] against 941 after 7 rounds (4 runs after it: 396-463,
 # interval tops 462-579). So sid's shorter delay is 3000 us: 16 of 16 runs delayed-completion,
 # one flow 235-453, interval tops 280-672, all below the 847 that a 10% loss needs.
-DELAY_CASES="delay2000 delay4000"
-[ "${LAB_KERNEL:-stable}" = sid ] && DELAY_CASES="delay3000 delay4000"
+# 6.1 runs 3000 too since 2026-12-07: its 2 ms case's D check is at the emulator's timer
+# lateness. The xmit-to-free median is 2000 us plus the guest timer's lateness, 160 us or 290 us
+# in every earlier run (txlat's buckets), and one CI run had 2424 [2228, 2490], beyond the 2400
+# that 20% allows (its 4000 us cases read 4325 in the same run, as some runs before). At 3000 us
+# 20% is 600 us. 6.1 at 3000: 14 of 14 runs delayed-completion, D 3080-3211 (8 with 1 s rounds,
+# 6 with 0.5 s, interval tops 215-395 at 0.5 s).
+DELAY_CASES="delay3000 delay4000"
 # LAB_DIAG_TXSIM_CASES picks cases while developing (empty: none); CI runs them all.
 TXSIM_CASES=${LAB_DIAG_TXSIM_CASES-prompt $DELAY_CASES $MTU9000_CASES orphan next-xmit cqe netem}
 if [ -z "$TXSIM_CASES" ]; then
