@@ -680,29 +680,25 @@ void diag_decide(const char *dev, struct diag *d)
 			100 * d->mloss_hi, d->fl.proc_cpu);
 		return;
 	}
-	if (d->loss_hi >= MATERIAL && d->mloss_hi >= MATERIAL && d->fl.cwnd_rho > 0 &&
-	    d->fl.cwnd_p < SIG_P) {
-		inconclusive(d,
-			     "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f: the interval is "
-			     "too wide after %u rounds to tell whether the %.0f us completion "
-			     "delay costs the %.0f%% the model predicts. Its rounds rise with the "
-			     "flow's cwnd (Spearman rho %.2f, one-sided p %.3f): a flow that TSQ "
-			     "holds back is not cwnd-limited, so its cwnd stays where slow start "
-			     "left it and each round keeps the rate that cwnd allows; more rounds "
-			     "would decide (a longer --budget, or a shorter --duration within it), "
-			     "a longer --duration would not",
-			     d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
-			     d->fl.n, d->D, 100 * d->mloss, d->fl.cwnd_rho, d->fl.cwnd_p);
-		return;
-	}
 	if (d->loss_hi >= MATERIAL && d->mloss_hi >= MATERIAL) {
+		/* what would decide: where the rounds rise with cwnd, more rounds and not longer */
+		char decide[448] = "; a longer --budget or --duration would decide";
+
+		if (d->fl.cwnd_rho > 0 && d->fl.cwnd_p < SIG_P)
+			snprintf(decide, sizeof(decide),
+				 ". Its rounds rise with the flow's cwnd (Spearman rho %.2f, "
+				 "one-sided p %.3f): a flow that TSQ holds back is not "
+				 "cwnd-limited, so its cwnd stays where slow start left it and "
+				 "each round keeps the rate that cwnd allows; more rounds would "
+				 "decide (a longer --budget, or a shorter --duration within it), "
+				 "a longer --duration would not",
+				 d->fl.cwnd_rho, d->fl.cwnd_p);
 		inconclusive(d,
 			     "one flow %.0f Mbit/s [%.0f, %.0f] against %s %.0f: the interval is "
 			     "too wide after %u rounds to tell whether the %.0f us completion "
-			     "delay costs the %.0f%% the model predicts; a longer --budget or "
-			     "--duration would decide",
+			     "delay costs the %.0f%% the model predicts%s",
 			     d->fl.c1.mean, d->fl.c1.lo, d->fl.c1.hi, d->ref_what, d->ref_mbps,
-			     d->fl.n, d->D, 100 * d->mloss);
+			     d->fl.n, d->D, 100 * d->mloss, decide);
 		return;
 	}
 	if (d->mloss_lo >= MATERIAL) {
