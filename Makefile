@@ -39,11 +39,14 @@ CFLAGS		+= -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 		   -Iinclude -I$(O) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lmnl -ljansson -lcrypto -lcap-ng) -lm
 
-# Every C file under ethtune/ and the user-space backends under drivers/*/ are part of the tool.
-# Kernel modules live in drivers/*/kmod/ and are built by the lab, not here.
+# Every C file under ethtune/ (a layer's folder, or a subsystem's folder in it such as
+# ethtune/analysis/validate/) and the user-space backends under drivers/*/ are part of the tool.
+# Kernel modules live in drivers/*/kmod/ and are built by the lab, not here; the BPF programs
+# (ethtune/trace/bpf/*.bpf.c) by mk/bpf.mk.
 # mk/rdma.mk and mk/bpf.mk take out the sources of an optional backend this host cannot build
 # (or WITH_RDMA=0 / WITH_BPF=0), leaving their *_none.c stand-ins, and name it in UNIT_MISSING.
-ALL_SRCS	:= $(wildcard ethtune/*/*.c) $(wildcard drivers/*/*.c)
+ALL_SRCS	:= $(wildcard ethtune/*/*.c) $(filter-out %.bpf.c,$(wildcard ethtune/*/*/*.c)) \
+		   $(wildcard drivers/*/*.c)
 TOOL_SRCS	:= $(ALL_SRCS)
 UNIT_MISSING	:=
 -include mk/*.mk

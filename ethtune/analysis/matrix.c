@@ -11,6 +11,7 @@
 #include "out/json_print.h"
 #include "probe/probe.h"
 #include "state/devset.h"
+#include "state/sysctl.h"
 #include "util/ethtune.h"
 #include "util/stats.h"
 

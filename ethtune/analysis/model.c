@@ -608,3 +608,20 @@ int model_fit(const double *L, const double *X, unsigned int n, double rho, unsi
 	free(res), free(xb), free(bD), free(bR);
 	return 0;
 }
+
+double model_loss(const struct model_in *base, double us, double rate_bps, uint64_t tsq)
+{
+	struct model_in in = *base;
+	struct model_out mo;
+
+	if (isnan(us))
+		return NAN;
+	if (rate_bps > 0)
+		in.rate_bps = rate_bps;
+	if (tsq && in.tsq < (1ULL << 40))
+		in.tsq = tsq;
+	in.tx_usecs = us;
+	if (model_predict(&in, &mo))
+		return NAN;
+	return fmax(0, 1 - mo.frac);
+}

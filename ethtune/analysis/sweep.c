@@ -14,11 +14,13 @@
 
 #include "nl/devobj.h"
 #include "state/devset.h"
+#include "state/sysctl.h"
 #include "util/ethtune.h"
 #include "util/stats.h"
 #include "state/journal.h"
 #include "state/undo.h"
 #include "out/json_print.h"
+#include "analysis/model.h"
 #include "analysis/sweep.h"
 #include "analysis/thresholds.h"
 
@@ -32,6 +34,25 @@ void sweep_opts_init(struct sweep_opts *o)
 	o->tsq_min = 2048;
 	o->tsq_max = 16u << 20;
 	o->tsq_constrained = 128u << 10;
+}
+
+void sweep_html_begin(const struct sweep_opts *o)
+{
+	if (o->html)
+		json_record();
+}
+
+int sweep_html_end(const struct sweep_opts *o, enum html_kind kind)
+{
+	int ret;
+
+	if (!o->html)
+		return 0;
+	html_set_tsq_model(model_sw);
+	ret = html_report_recorded(o->html, kind);
+	if (ret)
+		et_err("cannot write %s: %s", o->html, strerror(-ret));
+	return ret;
 }
 
 static void root_qdisc(const char *dev, char *buf, size_t len)

@@ -11,6 +11,7 @@
 #include "nl/devobj.h"
 #include "nl/netdev.h"
 #include "state/devset.h"
+#include "state/sysctl.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
 #include "state/undo.h"

@@ -10,6 +10,7 @@
 
 #include "nl/devobj.h"
 #include "state/devset.h"
+#include "state/sysctl.h"
 #include "util/ethtune.h"
 #include "util/stats.h"
 #include "state/undo.h"

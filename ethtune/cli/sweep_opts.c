@@ -184,22 +184,3 @@ int sweep_prepare(struct sweep_opts *o, const char *cmd)
 	}
 	return 0;
 }
-
-void sweep_html_begin(const struct sweep_opts *o)
-{
-	if (o->html)
-		json_record();
-}
-
-int sweep_html_end(const struct sweep_opts *o, enum html_kind kind)
-{
-	int ret;
-
-	if (!o->html)
-		return 0;
-	html_set_tsq_model(model_sw);
-	ret = html_report_recorded(o->html, kind);
-	if (ret)
-		et_err("cannot write %s: %s", o->html, strerror(-ret));
-	return ret;
-}

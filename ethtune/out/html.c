@@ -10,51 +10,9 @@
 #include <unistd.h>
 
 #include "out/html.h"
+#include "out/html_chart.h"
 #include "out/json_print.h"
 #include "util/ethtune.h"
-
-#define CW	 760 /* chart width and height, and the plot's margins in it */
-#define CH	 400
-#define PL	 80
-#define PR	 24
-#define PT	 44
-#define PB	 64
-#define MAX_SER	 6
-#define MAX_PTS	 256
-#define MAX_BARS 96
-#define ROW_H	 22
-#define LABEL_W	 300
-
-/* One series of an x-y chart: points with intervals [lo, hi] (NAN: none), joined or not. */
-struct series {
-	const char *name, *color;
-	bool line, dots;
-	unsigned int n;
-	double x[MAX_PTS], y[MAX_PTS], lo[MAX_PTS], hi[MAX_PTS];
-	bool mark[MAX_PTS]; /* drawn larger, ringed: the recommendation, the Pareto front */
-};
-
-struct xy_chart {
-	const char *title, *x_label, *y_label;
-	bool x_log2, x_bytes; /* log2 axis; tick labels in K/M */
-	double y_floor;	      /* the y axis reaches at least this (0: the data decide) */
-	unsigned int ns;
-	struct series s[MAX_SER];
-	char note[240];
-};
-
-/* Horizontal bars with intervals, in up to two groups per row (base and new). */
-struct bar {
-	char label[160];
-	double v[2], lo[2], hi[2];
-	const char *color[2];
-};
-
-struct bar_chart {
-	const char *title, *x_label, *group[2];
-	unsigned int n, groups;
-	struct bar b[MAX_BARS];
-};
 
 /* The TSQ model's throughput (bit/s) at limit L, set by the layer that owns the model. */
 static double (*tsq_model)(double L, double rho, double R, double D);
@@ -62,35 +20,6 @@ static double (*tsq_model)(double L, double rho, double R, double D);
 void html_set_tsq_model(double (*fn)(double L, double rho, double R, double D))
 {
 	tsq_model = fn;
-}
-
-static const char *const palette[MAX_SER] = { "#2a6fb0", "#c0392b", "#27864a",
-					      "#8e44ad", "#d68910", "#566573" };
-
-/* Text into HTML or SVG, escaped. */
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
 }
 
 static double num(const json_t *o, const char *key)
@@ -107,248 +36,6 @@ static const char *str(const json_t *o, const char *key)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* A step of 1, 2 or 5 times a power of ten giving about n ticks over span. */
-static double nice_step(double span, int n)
-{
-	double raw = span / n, p = pow(10, floor(log10(raw))), m = raw / p;
-
-	return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
-}
-
-static void fmt_tick(char *b, size_t len, double v, bool bytes)
-{
-	if (bytes && v >= 1 << 20)
-		snprintf(b, len, "%gM", v / (1 << 20));
-	else if (bytes && v >= 1024)
-		snprintf(b, len, "%gK", v / 1024);
-	else
-		snprintf(b, len, "%g", fabs(v) < 1e-9 ? 0 : v);
-}
-
-static void svg_open(FILE *f, const char *title, int w, int h)
-{
-	fprintf(f,
-		"<figure><svg class='chart' xmlns='http://www.w3.org/2000/svg' width='%d' "
-		"height='%d' viewBox='0 0 %d %d' role='img' aria-label='",
-		w, h, w, h);
-	esc(f, title);
-	fprintf(f, "'>\n<rect class='bg' width='%d' height='%d' fill='#fff'/>\n", w, h);
-	fprintf(f, "<text class='title' x='%d' y='24' font-size='15'>", PL);
-	esc(f, title);
-	fputs("</text>\n", f);
-}
-
-static void axis_labels(FILE *f, double x0, double y0, double w, double h, const char *xl,
-			const char *yl)
-{
-	fprintf(f,
-		"<text class='axis-label x' x='%.0f' y='%.0f' font-size='12' "
-		"text-anchor='middle'>",
-		x0 + w / 2, y0 + h + 42);
-	esc(f, xl);
-	fprintf(f,
-		"</text>\n<text class='axis-label y' x='%.0f' y='%.0f' font-size='12' "
-		"text-anchor='middle' transform='rotate(-90 %.0f %.0f)'>",
-		x0 - 58, y0 + h / 2, x0 - 58, y0 + h / 2);
-	esc(f, yl);
-	fputs("</text>\n", f);
-}
-
-static void xy_draw(FILE *f, const struct xy_chart *c)
-{
-	double xmin = INFINITY, xmax = -INFINITY, ymax = c->y_floor, x0 = PL, y0 = PT;
-	double w = CW - PL - PR, h = CH - PT - PB, step, t;
-	unsigned int i, k, total = 0;
-	char b[32];
-
-	for (k = 0; k < c->ns; k++)
-		for (i = 0; i < c->s[k].n; i++) {
-			const struct series *s = &c->s[k];
-
-			if (!isfinite(s->x[i]) || !isfinite(s->y[i]) || (c->x_log2 && s->x[i] <= 0))
-				continue;
-			xmin = fmin(xmin, s->x[i]);
-			xmax = fmax(xmax, s->x[i]);
-			ymax = fmax(ymax, isfinite(s->hi[i]) ? s->hi[i] : s->y[i]);
-			total++;
-		}
-	if (!total)
-		return;
-	if (xmax <= xmin) {
-		xmin = c->x_log2 ? xmin / 2 : xmin - 1;
-		xmax = c->x_log2 ? xmax * 2 : xmax + 1;
-	}
-	if (c->x_log2) {
-		xmin = log2(xmin);
-		xmax = log2(xmax);
-	}
-	ymax = ymax > 0 ? ymax * 1.08 : 1;
-#define XP(v) (x0 + w * ((c->x_log2 ? log2(v) : (v)) - xmin) / (xmax - xmin))
-#define YP(v) (y0 + h - h * fmax(0, fmin((v), ymax)) / ymax)
-	svg_open(f, c->title, CW, CH);
-	fprintf(f,
-		"<rect class='frame' x='%.0f' y='%.0f' width='%.0f' height='%.0f' "
-		"fill='none' stroke='#999'/>\n",
-		x0, y0, w, h);
-	step = nice_step(ymax, 5);
-	for (t = 0; t <= ymax; t += step) {
-		fmt_tick(b, sizeof(b), t, false);
-		fprintf(f,
-			"<line class='grid' x1='%.0f' x2='%.0f' y1='%.1f' y2='%.1f' "
-			"stroke='#eee'/>\n<text class='tick y' x='%.0f' y='%.1f' font-size='11' "
-			"text-anchor='end'>%s</text>\n",
-			x0, x0 + w, YP(t), YP(t), x0 - 6, YP(t) + 4, b);
-	}
-	if (c->x_log2) {
-		int e0 = (int)ceil(xmin - 1e-9), e1 = (int)floor(xmax + 1e-9), e;
-		int every = (e1 - e0) / 8 + 1;
-
-		for (e = e0; e <= e1; e += every) {
-			fmt_tick(b, sizeof(b), pow(2, e), c->x_bytes);
-			fprintf(f,
-				"<text class='tick x' x='%.1f' y='%.0f' font-size='11' "
-				"text-anchor='middle'>%s</text>\n",
-				XP(pow(2, e)), y0 + h + 18, b);
-		}
-	} else {
-		step = nice_step(xmax - xmin, 6);
-		for (t = ceil(xmin / step) * step; t <= xmax + 1e-9; t += step) {
-			fmt_tick(b, sizeof(b), t, c->x_bytes);
-			fprintf(f,
-				"<text class='tick x' x='%.1f' y='%.0f' font-size='11' "
-				"text-anchor='middle'>%s</text>\n",
-				XP(t), y0 + h + 18, b);
-		}
-	}
-	axis_labels(f, x0, y0, w, h, c->x_label, c->y_label);
-	for (k = 0; k < c->ns; k++) {
-		const struct series *s = &c->s[k];
-		const char *col = s->color ? s->color : palette[k % MAX_SER];
-
-		if (s->line && s->n > 1) {
-			fprintf(f,
-				"<polyline class='data line' fill='none' stroke='%s' "
-				"stroke-width='%d' points='",
-				col, s->dots ? 1 : 2);
-			for (i = 0; i < s->n; i++)
-				if (isfinite(s->x[i]) && isfinite(s->y[i]))
-					fprintf(f, "%.1f,%.1f ", XP(s->x[i]), YP(s->y[i]));
-			fputs("'/>\n", f);
-		}
-		for (i = 0; s->dots && i < s->n; i++) {
-			if (!isfinite(s->x[i]) || !isfinite(s->y[i]))
-				continue;
-			if (isfinite(s->lo[i]) && isfinite(s->hi[i]))
-				fprintf(f,
-					"<line class='data interval' x1='%.1f' x2='%.1f' "
-					"y1='%.1f' y2='%.1f' stroke='%s'/>\n",
-					XP(s->x[i]), XP(s->x[i]), YP(s->lo[i]), YP(s->hi[i]), col);
-			fprintf(f,
-				"<circle class='data point' cx='%.1f' cy='%.1f' r='%d' "
-				"fill='%s'%s/>\n",
-				XP(s->x[i]), YP(s->y[i]), s->mark[i] ? 6 : 4, col,
-				s->mark[i] ? " stroke='#000' stroke-width='2'" : "");
-		}
-		/* the legend, one entry per named series */
-		if (s->name) {
-			fprintf(f,
-				"<rect x='%.0f' y='%d' width='12' height='12' fill='%s'/>"
-				"<text class='legend' x='%.0f' y='%d' font-size='12'>",
-				x0 + w - 230, PT + 8 + 18 * k, col, x0 + w - 212, PT + 18 + 18 * k);
-			esc(f, s->name);
-			fputs("</text>\n", f);
-		}
-	}
-	if (c->note[0]) {
-		fprintf(f, "<text class='note' x='%.0f' y='%.0f' font-size='12' fill='#444'>",
-			x0 + 8, y0 + 16);
-		esc(f, c->note);
-		fputs("</text>\n", f);
-	}
-#undef XP
-#undef YP
-	fputs("</svg></figure>\n", f);
-}
-
-static void bars_draw(FILE *f, const struct bar_chart *c)
-{
-	double vmax = 0, x0 = LABEL_W, y0 = PT, w = CW - LABEL_W - PR, h, step, t;
-	unsigned int i, g;
-	int height;
-	char b[32];
-
-	for (i = 0; i < c->n; i++)
-		for (g = 0; g < c->groups; g++)
-			vmax = fmax(vmax, isfinite(c->b[i].hi[g]) ? c->b[i].hi[g] : c->b[i].v[g]);
-	if (!c->n || !(vmax > 0))
-		return;
-	vmax *= 1.08;
-	h = (double)c->n * ROW_H * c->groups + 8;
-	height = (int)h + PT + PB;
-#define VP(v) (x0 + w * fmax(0, fmin((v), vmax)) / vmax)
-	svg_open(f, c->title, CW, height);
-	fprintf(f,
-		"<rect class='frame' x='%.0f' y='%.0f' width='%.0f' height='%.0f' "
-		"fill='none' stroke='#999'/>\n",
-		x0, y0, w, h);
-	step = nice_step(vmax, 5);
-	for (t = 0; t <= vmax; t += step) {
-		fmt_tick(b, sizeof(b), t, false);
-		fprintf(f,
-			"<line class='grid' x1='%.1f' x2='%.1f' y1='%.0f' y2='%.0f' "
-			"stroke='#eee'/>\n<text class='tick x' x='%.1f' y='%.0f' font-size='11' "
-			"text-anchor='middle'>%s</text>\n",
-			VP(t), VP(t), y0, y0 + h, VP(t), y0 + h + 18, b);
-	}
-	fprintf(f,
-		"<text class='axis-label x' x='%.0f' y='%.0f' font-size='12' "
-		"text-anchor='middle'>",
-		x0 + w / 2, y0 + h + 42);
-	esc(f, c->x_label);
-	fprintf(f,
-		"</text>\n<text class='axis-label y' x='12' y='%.0f' font-size='12' "
-		"transform='rotate(-90 12 %.0f)' text-anchor='middle'>%s</text>\n",
-		y0 + h / 2, y0 + h / 2, c->groups > 1 ? "cell (base above new)" : "measure");
-	for (i = 0; i < c->n; i++) {
-		const struct bar *r = &c->b[i];
-		double ry = y0 + 4 + (double)i * ROW_H * c->groups;
-
-		fprintf(f,
-			"<text class='bar-label' x='%.0f' y='%.0f' font-size='11' "
-			"text-anchor='end'>",
-			x0 - 6, ry + ROW_H * c->groups / 2.0 + 4);
-		esc(f, r->label);
-		fputs("</text>\n", f);
-		for (g = 0; g < c->groups; g++) {
-			double by = ry + g * ROW_H + 3, bh = ROW_H - 6;
-
-			if (!isfinite(r->v[g]))
-				continue;
-			fprintf(f,
-				"<rect class='data bar' x='%.0f' y='%.1f' width='%.1f' "
-				"height='%.0f' fill='%s'><title>",
-				x0, by, VP(r->v[g]) - x0, bh,
-				r->color[g] ? r->color[g] : palette[g]);
-			esc(f, c->groups > 1 ? c->group[g] : r->label);
-			fprintf(f, ": %g</title></rect>\n", r->v[g]);
-			if (isfinite(r->lo[g]) && isfinite(r->hi[g]))
-				fprintf(f,
-					"<path class='data interval' d='M%.1f %.1fv%.0fM%.1f "
-					"%.1fH%.1fM%.1f %.1fv%.0f' stroke='#111' fill='none'/>\n",
-					VP(r->lo[g]), by + 2, bh - 4, VP(r->lo[g]), by + bh / 2,
-					VP(r->hi[g]), VP(r->hi[g]), by + 2, bh - 4);
-		}
-	}
-	for (g = 0; c->groups > 1 && g < c->groups; g++)
-		fprintf(f,
-			"<rect x='%.0f' y='%d' width='12' height='12' fill='%s'/><text "
-			"class='legend' x='%.0f' y='%d' font-size='12'>%s</text>\n",
-			x0 + w - 150 + 75 * g, 14, g ? "#2a6fb0" : "#aab7b8", x0 + w - 134 + 75 * g,
-			24, c->group[g]);
-#undef VP
-	fputs("</svg></figure>\n", f);
-}
-
 /* ---- pieces of the page ---- */
 
 static void page_open(FILE *f, const char *what, const json_t *doc)
@@ -356,10 +43,10 @@ static void page_open(FILE *f, const char *what, const json_t *doc)
 	const char *dev = str(doc, "device"), *drv = str(doc, "driver");
 
 	fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n<title>ethtune ", f);
-	esc(f, what);
+	html_esc(f, what);
 	if (dev) {
 		fputc(' ', f);
-		esc(f, dev);
+		html_esc(f, dev);
 	}
 	fputs("</title>\n<style>\nbody{font-family:sans-serif;margin:24px;max-width:1000px;"
 	      "color:#222}\nh1{font-size:22px}h2{font-size:17px;margin-top:28px}\n"
@@ -372,14 +59,14 @@ static void page_open(FILE *f, const char *what, const json_t *doc)
 	      "footer{margin-top:32px;font-size:12px;color:#777}\n</style></"
 	      "head><body>\n<h1>ethtune ",
 	      f);
-	esc(f, what);
+	html_esc(f, what);
 	if (dev) {
 		fputs(": ", f);
-		esc(f, dev);
+		html_esc(f, dev);
 	}
 	if (drv) {
 		fputs(" (", f);
-		esc(f, drv);
+		html_esc(f, drv);
 		fputc(')', f);
 	}
 	fputs("</h1>\n", f);
@@ -402,7 +89,7 @@ static void page_close(FILE *f)
 static void h2(FILE *f, const char *t)
 {
 	fputs("<h2>", f);
-	esc(f, t);
+	html_esc(f, t);
 	fputs("</h2>\n", f);
 }
 
@@ -412,7 +99,7 @@ static void scalar(FILE *f, const json_t *v)
 	char b[64];
 
 	if (json_is_string(v))
-		esc(f, json_string_value(v));
+		html_esc(f, json_string_value(v));
 	else if (json_is_integer(v))
 		fprintf(f, "%lld", (long long)json_integer_value(v));
 	else if (json_is_real(v)) {
@@ -439,7 +126,7 @@ static void kv_table(FILE *f, const json_t *o)
 			fputs("<table>\n", f);
 		any = true;
 		fputs("<tr><th>", f);
-		esc(f, k);
+		html_esc(f, k);
 		fputs("</th><td>", f);
 		scalar(f, v);
 		fputs("</td></tr>\n", f);
@@ -506,7 +193,7 @@ static void tsq_chart(FILE *f, const json_t *ts)
 	} else if (str(ts, "fit-failed")) {
 		snprintf(c->note, sizeof(c->note), "no model: %s", str(ts, "fit-failed"));
 	}
-	xy_draw(f, c);
+	html_xy_draw(f, c);
 	free(c);
 }
 
@@ -550,7 +237,7 @@ static void mtu_chart(FILE *f, const json_t *ms)
 	if (json_is_true(json_object_get(ms, "large-mtu-collapse")))
 		snprintf(c->note, sizeof(c->note), "one flow collapses at MTU %.0f",
 			 num(ms, "collapse-mtu"));
-	xy_draw(f, c);
+	html_xy_draw(f, c);
 	free(c);
 }
 
@@ -629,7 +316,7 @@ static void pareto_chart(FILE *f, const json_t *cs, const json_t *rec)
 			j--;
 		}
 	}
-	xy_draw(f, c);
+	html_xy_draw(f, c);
 	free(c);
 }
 
@@ -647,7 +334,7 @@ static void coalesce_table(FILE *f, const json_t *cs)
 	json_object_foreach((json_t *)p0, k, v)
 	{
 		fputs("<th>", f);
-		esc(f, k);
+		html_esc(f, k);
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
@@ -692,7 +379,7 @@ static void hist_chart(FILE *f, const json_t *hist, const char *title)
 		r->color[0] = "#2a6fb0";
 		c->n++;
 	}
-	bars_draw(f, c);
+	html_bars_draw(f, c);
 	free(c);
 }
 
@@ -718,11 +405,11 @@ static void diagnose_page(FILE *f, const json_t *doc)
 	size_t i, j;
 
 	fputs("<p class='verdict'>verdict: <b>", f);
-	esc(f, str(doc, "verdict") ? str(doc, "verdict") : "n/a");
+	html_esc(f, str(doc, "verdict") ? str(doc, "verdict") : "n/a");
 	fputs("</b>", f);
 	if (why) {
 		fputs("<br>", f);
-		esc(f, why);
+		html_esc(f, why);
 	}
 	fputs("</p>\n", f);
 	if (json_array_size(fs)) {
@@ -735,7 +422,7 @@ static void diagnose_page(FILE *f, const json_t *doc)
 			const json_t *e;
 
 			fputs("<tr><td>", f);
-			esc(f, str(x, "name"));
+			html_esc(f, str(x, "name"));
 			if (isfinite(num(x, "loss-pct")))
 				fprintf(f, "</td><td>%.0f%% [%.0f, %.0f]</td><td><ul>",
 					num(x, "loss-pct"), num(x, "loss-lo-pct"),
@@ -745,7 +432,7 @@ static void diagnose_page(FILE *f, const json_t *doc)
 			json_array_foreach(json_object_get(x, "evidence"), j, e)
 			{
 				fputs("<li>", f);
-				esc(f, json_string_value(e));
+				html_esc(f, json_string_value(e));
 				fputs("</li>", f);
 			}
 			fputs("</ul></td></tr>\n", f);
@@ -758,9 +445,9 @@ static void diagnose_page(FILE *f, const json_t *doc)
 		json_array_foreach(acts, i, x)
 		{
 			fputs("<li><code>", f);
-			esc(f, str(x, "command"));
+			html_esc(f, str(x, "command"));
 			fputs("</code>: ", f);
-			esc(f, str(x, "predicted"));
+			html_esc(f, str(x, "predicted"));
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);
@@ -781,7 +468,7 @@ static void diagnose_page(FILE *f, const json_t *doc)
 			bar_set(&c->b[c->n++], "line rate's goodput", num(pr, "line-goodput-mbps"),
 				NAN, NAN, "#566573");
 		h2(f, "throughput");
-		bars_draw(f, c);
+		html_bars_draw(f, c);
 		kv_table(f, pr);
 	}
 	free(c);
@@ -790,9 +477,9 @@ static void diagnose_page(FILE *f, const json_t *doc)
 	fprintf(f, "<tr><th>D (completion delay)</th><td>%.0f us [%.0f, %.0f]</td></tr>\n",
 		num(doc, "d-us"), num(doc, "d-lo-us"), num(doc, "d-hi-us"));
 	fputs("<tr><th>measured by</th><td>", f);
-	esc(f, str(doc, "d-source") ? str(doc, "d-source") : "n/a");
+	html_esc(f, str(doc, "d-source") ? str(doc, "d-source") : "n/a");
 	fprintf(f, "</td></tr>\n<tr><th>the knob allows</th><td>%.0f us (", num(doc, "allowed-us"));
-	esc(f, str(doc, "knob") ? str(doc, "knob") : "n/a");
+	html_esc(f, str(doc, "knob") ? str(doc, "knob") : "n/a");
 	fprintf(f, "), timer floor %.0f us, serialization %.1f us</td></tr>\n",
 		num(doc, "timer-floor-us"), num(doc, "serialization-us"));
 	fprintf(f, "<tr><th>model: one flow loses</th><td>%.0f%% [%.0f, %.0f]</td></tr>\n",
@@ -801,14 +488,14 @@ static void diagnose_page(FILE *f, const json_t *doc)
 	fprintf(f, "<tr><th>measured: one flow loses</th><td>%.0f%% [%.0f, %.0f] against ",
 		num(doc, "measured-loss-pct"), num(doc, "measured-loss-lo-pct"),
 		num(doc, "measured-loss-hi-pct"));
-	esc(f, str(doc, "reference") ? str(doc, "reference") : "n/a");
+	html_esc(f, str(doc, "reference") ? str(doc, "reference") : "n/a");
 	fputs("</td></tr>\n</table>\n", f);
 	if (tl && json_object_get(tl, "histogram"))
 		hist_chart(f, json_object_get(tl, "histogram"),
 			   "xmit-to-free latency under request/response (txlat, log2 bins)");
 	else if (str(tl, "error")) {
 		fputs("<p>txlat: n/a - ", f);
-		esc(f, str(tl, "error"));
+		html_esc(f, str(tl, "error"));
 		fputs("</p>\n", f);
 	}
 	if (json_object_get(doc, "tsq-sweep")) {
@@ -852,7 +539,7 @@ static void tune_page(FILE *f, const json_t *doc)
 		fprintf(f, "recommended: <b>%s %.0f</b> (", str(rec, "param"), num(rec, "value"));
 	else
 		fputs("no recommendation (", f);
-	esc(f, str(rec, "rule") ? str(rec, "rule") : str(doc, "objective"));
+	html_esc(f, str(rec, "rule") ? str(rec, "rule") : str(doc, "objective"));
 	fputs(")</p>\n", f);
 	if (rec)
 		kv_table(f, rec);
@@ -863,7 +550,7 @@ static void tune_page(FILE *f, const json_t *doc)
 	}
 	if (str(doc, "profile")) {
 		fputs("<p>profile written: <code>", f);
-		esc(f, str(doc, "profile"));
+		html_esc(f, str(doc, "profile"));
 		fputs("</code></p>\n", f);
 	}
 }
@@ -883,7 +570,7 @@ static void validate_page(FILE *f, const json_t *doc)
 		bar_set(&c->b[c->n++], "passed", num(doc, "passed"), NAN, NAN, "#27864a");
 		bar_set(&c->b[c->n++], "failed", num(doc, "failed"), NAN, NAN, "#c0392b");
 		bar_set(&c->b[c->n++], "skipped", num(doc, "skipped"), NAN, NAN, "#d68910");
-		bars_draw(f, c);
+		html_bars_draw(f, c);
 		free(c);
 	}
 	h2(f, "checks");
@@ -895,13 +582,13 @@ static void validate_page(FILE *f, const json_t *doc)
 		const char *res = str(x, "result") ? str(x, "result") : "n/a";
 
 		fprintf(f, "<tr><td>%.0f</td><td>", num(x, "number"));
-		esc(f, str(x, "name"));
+		html_esc(f, str(x, "name"));
 		fputs("</td><td class='", f);
-		esc(f, res);
+		html_esc(f, res);
 		fputs("'>", f);
-		esc(f, res);
+		html_esc(f, res);
 		fputs("</td><td>", f);
-		esc(f, str(x, "reason"));
+		html_esc(f, str(x, "reason"));
 		fputs("</td><td>", f);
 		kv_table(f, json_object_get(x, "measured"));
 		fputs("</td><td>", f);
@@ -950,11 +637,11 @@ static void compare_page(FILE *f, const json_t *doc)
 		num(doc, "regressions"), num(doc, "improvements"), num(doc, "unchanged"),
 		num(doc, "inconclusive"), num(doc, "unmatched"));
 	fputs("<br>BASE <code>", f);
-	esc(f, str(doc, "base-path"));
+	html_esc(f, str(doc, "base-path"));
 	fputs("</code>, NEW <code>", f);
-	esc(f, str(doc, "new-path"));
+	html_esc(f, str(doc, "new-path"));
 	fputs("</code></p>\n<p>test: ", f);
-	esc(f, str(t, "name"));
+	html_esc(f, str(t, "name"));
 	fprintf(f,
 		" (Welch's t-test per cell, Holm-Bonferroni over %.0f cells, alpha %g; "
 		"threshold %g%%)</p>\n",
@@ -999,7 +686,7 @@ static void compare_page(FILE *f, const json_t *doc)
 				c->n++;
 			}
 			c->x_label = unit ? unit : "value";
-			bars_draw(f, c);
+			html_bars_draw(f, c);
 			free(c);
 		}
 		fputs("<table>\n<tr><th>cell</th><th>base</th><th>new</th><th>delta</th>"
@@ -1014,19 +701,19 @@ static void compare_page(FILE *f, const json_t *doc)
 
 			params_line(pl, sizeof(pl), json_object_get(x, "params"));
 			fputs("<tr><td>", f);
-			esc(f, pl);
+			html_esc(f, pl);
 			fprintf(f,
 				"</td><td>%.4g [%.4g, %.4g] (n %.0f)</td><td>%.4g [%.4g, %.4g] "
 				"(n %.0f)</td><td>%+.1f%%</td><td>%.3g</td><td class='",
 				num(b, "mean"), num(b, "ci-lo"), num(b, "ci-hi"), num(b, "n"),
 				num(n, "mean"), num(n, "ci-lo"), num(n, "ci-hi"), num(n, "n"),
 				num(x, "delta-pct"), num(x, "p-adjusted"));
-			esc(f, v);
+			html_esc(f, v);
 			fputs("'>", f);
-			esc(f, v);
+			html_esc(f, v);
 			if (str(x, "reason")) {
 				fputs(": ", f);
-				esc(f, str(x, "reason"));
+				html_esc(f, str(x, "reason"));
 			}
 			fputs("</td></tr>\n", f);
 		}
@@ -1042,7 +729,7 @@ static void compare_page(FILE *f, const json_t *doc)
 		json_array_foreach(env, j, x)
 		{
 			fputs("<tr><td>", f);
-			esc(f, str(x, "key"));
+			html_esc(f, str(x, "key"));
 			fputs("</td><td>", f);
 			scalar(f, json_object_get(x, "base"));
 			fputs("</td><td>", f);

@@ -5,9 +5,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nl/devobj.h"
 #include "out/json_print.h"
 #include "probe/probe.h"
+#include "state/show.h"
 #include "util/ethtune.h"
 
 static const char *const sysctls[] = {

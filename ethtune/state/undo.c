@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "state/devset.h"
+#include "state/sysctl.h"
 #include "state/journal.h"
 #include "state/undo.h"
 #include "util/ethtune.h"

@@ -143,6 +143,8 @@ void cmp_report_free(struct cmp_report *rep);
 const char *cmp_verdict_name(enum cmp_verdict v);
 /* "rcvbuf=8K msg-size=256" */
 void cmp_params_str(const struct cmp_cell *c, char *buf, size_t len);
+/* The same params, key by key, in any order. */
+bool cmp_params_equal(const struct cmp_cell *a, const struct cmp_cell *b);
 
 /* The report as text (a table per host, the environment diff) or one JSON document. */
 void cmp_print(const struct cmp_report *rep, bool json);

@@ -124,6 +124,10 @@ void diag_judge(struct diag *d, double rate_mbps, const char *release);
 void diag_decide(const char *dev, struct diag *d);
 /* "delayed-completion", "prompt-completion", "inconclusive", ... */
 const char *diag_headline(const struct diag *d);
+/* A finding's name ("orphans-at-xmit"), NULL out of range. */
+const char *diag_finding_name(int k);
+/* d's report through out/json_print: text, or the members of the current JSON object. */
+void diag_print(const struct diag *d);
 
 /* What ethtune diagnose measures beyond the flows (the command's options). */
 struct diag_opts {

@@ -59,6 +59,18 @@ struct mx_run {
 	unsigned int resumed; /* measurements taken from an earlier run */
 };
 
+/* One probe option by its long name as `ethtune probe --NAME VALUE` takes it, into cfg; 0, or
+ * -EINVAL with one line in err. The probe command's own parser (probe_cmd_set), handed down by
+ * the command: its option table is the one list of those names. */
+typedef int (*mx_probe_opt_fn)(struct probe_cfg *cfg, const char *name, const char *value,
+			       char *err, size_t errlen);
+/* The matrix file at path (its JSON: name, test, durations, iterations, dimensions, fixed
+ * settings) into m. 0, or -errno with one line in err naming the file and what is wrong. */
+int mx_load(const char *path, struct mx_run *m, char *err, size_t errlen);
+/* m's cells, one per combination of the dimensions' values (the last varies fastest), each
+ * with its probe configuration (opt sets a probe option) and its settings. 0, -ENOMEM, or
+ * -EINVAL with one line in err naming the cell. */
+int mx_cells(struct mx_run *m, mx_probe_opt_fn opt, char *err, size_t errlen);
 /* A stable text of what the matrix measures (name, test, durations, iterations, width,
  * dimensions and fixed settings): a run resumes only a file with the same one. */
 void mx_identity(const struct mx_run *m, char *buf, size_t len);

@@ -111,4 +111,8 @@ struct model_fit {
 int model_fit(const double *L, const double *X, unsigned int n, double rho, unsigned int nboot,
 	      double conf, unsigned int seed, struct model_fit *f);
 
+/* Share of one flow's attainable goodput the model says a completion delay of us costs, at
+ * rate_bps and tsq where given (0: base's). NaN where the model cannot say. */
+double model_loss(const struct model_in *base, double us, double rate_bps, uint64_t tsq);
+
 #endif

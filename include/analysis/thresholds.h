@@ -115,104 +115,10 @@
  * napi-set value. */
 #define TUNE_NAPI_DEFER_IRQS "2"
 
-/* ---- validate (docs/validate.md: one row per check, its bound and why) ---- */
+/* ---- validate ---- */
 
-/* coalesce: the TX knob's settings tried, microseconds: 0 (no coalescing: the driver's own
- * completion path, the baseline) and three settings above an emulated guest's timer floor
- * (60-90 us, docs/design.md) so that growth shows above it, the largest far below a round trip
- * a user would notice. A driver whose smallest value is above 0 starts there. */
-#define VAL_COAL_US                                                                                \
-	{                                                                                          \
-		0, 25, 100, 400                                                                    \
-	}
-#define VAL_COAL_POINTS 4
-/* coalesce: at the baseline (no coalescing) the median completion's interval starts before the
- * request/response round trip's median: with one skb in flight the next transmit comes only
- * after the response, so a completion later than that waits for it or for a rescan timer
- * (diagnose's completion-stalls). No constant: the bound is the measured round trip. */
-/* coalesce: at the largest setting the median completion must stand above the lowest median of
- * the smaller settings by at least this share of their difference, the intervals apart. A
- * quarter: the traced skbs mix requests with ACKs, and in the lab's emulated guest (TCG)
- * txsim's 400 us added ~200 us to a ~540 us path; a knob that does not govern completion adds
- * nothing. */
-#define VAL_COAL_GROW 0.25
-/* tsq: one flow at the kernel's default tcp_limit_output_bytes reaches this share of the line
- * rate (or of VAL_TSQ_FLOWS flows): what diagnose calls no material loss (1 - MATERIAL). */
-#define VAL_TSQ_SHARE (1 - MATERIAL)
-/* tsq: rounds of one flow and the reference flows (ABBA) at most. --budget is what ends them
- * (a round of two 1.5 s probes takes ~3.5 s, so the default 30 s gives ~8, as diagnose's
- * measure_flows); this only sizes the arrays, so a larger budget buys a narrower interval
- * (txsim at tx-usecs 4000, MTU 65535, under TCG: 8 rounds left one flow at [594, 851] Mbit/s
- * against an 846 bound, 1 run in 3). */
-#define VAL_TSQ_ROUNDS 32
-/* tsq: the reference that tells whether the line can be filled here is this many flows, each
- * with its own TSQ budget: a delay that throttles every flow alike (txsim at tx-usecs 4000 on
- * 7.2: one flow 493 Mbit/s, two flows 461, both held by TSQ's ~1 ms of pacing rate per flow)
- * keeps two flows off the line as well and would pass for a host that cannot fill it; four
- * flows carry four budgets. */
-#define VAL_TSQ_FLOWS 4
-/* counters and BQL are judged on one bulk flow this long at least, seconds (the issue's >= 10 s:
- * long enough for a 32-bit counter of a 10G device to wrap if the driver keeps one). */
-#define VAL_LOAD_MIN_S 10
-/* The bulk flow loaded the device when it carried at least this share of the line rate's
- * goodput (else of tsq's one flow): a quarter, as reconfig's resume. Below it BQL's limit is
- * not judged on it (SKIP inconclusive): a flow held back by losses elsewhere (qemu 7.2's e1000e
- * sent TSO as IP fragments, whose reassembly the peer dropped: 3-4 Mbit/s in 3 of 4 runs on a
- * 1 Gb/s line) queues nothing for BQL to size. */
-#define VAL_LOAD_SHARE 0.25
-/* ... and a flow that retransmitted this share of its segments is said to be held by losses */
-#define VAL_LOAD_LOSSY 0.01
-/* counters: the device's TX bytes against what TCP sent (tcpi_bytes_sent) carry the headers of
- * each segment on top: Ethernet 14 + IPv4 20 + TCP 20 + timestamps 12 bytes per MSS. */
-#define VAL_HDR_BYTES 66
-/* counters: the two are read at slightly different instants (a 2% slack is 4 ms of the window
- * at any rate, ten times the wake-up floor of an emulated guest). The test-only environment
- * variable ETHTUNE_TEST_COUNTERS_SLACK replaces it (a negative value makes the bound
- * impossible, so that tests/ns/validate.sh can see the check fail). */
-#define VAL_COUNTERS_SLACK 0.02
-/* reconfig: traffic has resumed after a change once the device transmitted, within one window
- * this long, at least this share of its rate before the change. A window of 200 ms at a quarter
- * of the rate is more than a congestion window's burst at any rate (a 5 ms round trip's window
- * is 2.5% of it), so a device that counts bytes it never sends cannot fake a resume for long. */
-#define VAL_RC_WIN_S	    0.2
-#define VAL_RC_RESUME_SHARE 0.25
-/* reconfig: the flow moves once the device sent this many full frames: before the first change
- * since the flow started, after a step that took the carrier down within one VAL_RC_WIN_S window
- * (weaker than a quarter of the rate against a device that counts bytes it drops, but after an
- * RTO the rate is TCP's recovery, not the device's) */
-#define VAL_RC_MOVING_BYTES (64 * 1514)
-/* reconfig: the resume bound is the outage (the change's call and the carrier's return) again,
- * which TCP's exponential backoff may wait on top (its next retransmission after an outage of d
- * comes at most d + RTO later), two RTOs, and this for scheduling in an emulated guest. */
-#define VAL_RC_SLACK_S 0.5
-/* reconfig: the flow's steady time before each change and after it settled, seconds; the rate
- * before is measured over the first, carrier changes over the second. */
-#define VAL_RC_HOLD_S 1.0
-/* reconfig: a resume not seen this long after the change is reported as none (the probe itself
- * gives up after 10 s without progress). */
-#define VAL_RC_RESUME_MAX_S 12.0
-/* Before each check, the device's carrier (where it had one at the start) is awaited this long:
- * a previous check's change may reset the link after its call returned (e1000e, on a ring or
- * coalescing change: 2-4 s without carrier in the lab), and a flow started then fails on the
- * reset, not on what the next check measures. Beyond it, the check runs and reports what it
- * sees. */
-#define VAL_SETTLE_MAX_S 15.0
-/* gso: the limits lowered one at a time while one flow runs: gso-max-size to the largest power
- * of two at most a quarter of the limit in force (64 KiB: 16 KiB, 11 segments at MTU 1500),
- * when that still holds this many MTU-sized segments, and gso-max-segs to VAL_GSO_SEGS. TCP
- * builds its skbs up to the limit (tcp_tso_autosize: a millisecond of the pacing rate, above
- * 16 KiB from 131 Mbit/s), so a limit binds when the largest skb reaches half of it (size) or
- * it (segments); one that does not shows nothing. */
-#define VAL_GSO_SIZE_DIV 4
-#define VAL_GSO_MIN_SEGS 3
-#define VAL_GSO_SEGS	 4
-/* gso: the device's TX packets are wire packets or super-packets, told apart by the mean size of
- * what it counted (its bytes over its packets, read together, so periodically refreshed
- * counters still agree) against the traced bytes per wire segment and per skb. Within this
- * factor of one: a segment's replicated headers add at most 134 bytes to 1448 (9%), and the
- * control connection's few packets less. Only where the skbs carry this many segments each on
- * average are the two apart (1.25 squared is 1.56). */
-#define VAL_GSO_COUNT_TOL  1.25
-#define VAL_GSO_APART_SEGS 1.6
+/* Each check's bounds stand, with their reasons, in the check's own file
+ * (ethtune/analysis/validate/NAME.c; docs/validate.md: one row per check, its bound and why);
+ * the bulk flow's in load.c, the wait for the carrier in validate.c. */
 
 #endif

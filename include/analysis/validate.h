@@ -7,21 +7,26 @@
 #include <stdint.h>
 
 #include "analysis/sweep.h"
-#include "analysis/thresholds.h"
 
-enum val_check {
-	VC_ROUND_TRIP,
-	VC_COALESCE,
-	VC_TSQ,
-	VC_OWNERSHIP,
-	VC_BQL,
-	VC_COUNTERS,
-	VC_RECONFIG,
-	VC_GSO,
-	VC_LARGE_MTU,
-	VC_NOTHING_LEFT,
-	VC__N
-};
+/* The checklist, in the order the checks run and are reported: one line a check, X(ID, name)
+ * for its number VC_ID and its entry val_check_name, which ethtune/analysis/validate/name.c
+ * defines (struct val_entry, analysis/validate_check.h). A check listed here runs by default,
+ * and --only and --skip take its name. */
+#define VAL_CHECKS(X)                                                                              \
+	X(ROUND_TRIP, round_trip)                                                                  \
+	X(COALESCE, coalesce)                                                                      \
+	X(TSQ, tsq)                                                                                \
+	X(OWNERSHIP, ownership)                                                                    \
+	X(BQL, bql)                                                                                \
+	X(COUNTERS, counters)                                                                      \
+	X(RECONFIG, reconfig)                                                                      \
+	X(GSO, gso)                                                                                \
+	X(LARGE_MTU, large_mtu)                                                                    \
+	X(NOTHING_LEFT, nothing_left)
+
+#define VAL_CHECK_ID(id, name) VC_##id,
+enum val_check { VAL_CHECKS(VAL_CHECK_ID) VC__N };
+#undef VAL_CHECK_ID
 
 enum val_result { VR_PASS, VR_FAIL, VR_SKIP };
 
@@ -51,6 +56,10 @@ struct val_report {
 	unsigned int passed, failed, skipped;
 	double elapsed_s;
 };
+
+/* counters and BQL are judged on one bulk flow this long at least, seconds (the issue's >= 10 s:
+ * long enough for a 32-bit counter of a 10G device to wrap if the driver keeps one). */
+#define VAL_LOAD_MIN_S 10
 
 struct val_opts {
 	struct sweep_opts o; /* dev, peer (NULL: no traffic), peer-dev, durations */
@@ -88,6 +97,8 @@ struct et_param;
 unsigned int val_rt_values(const struct et_param *p, uint64_t cur, bool has_max, uint64_t max,
 			   uint64_t *v);
 
+/* coalesce's settings of the TX knob (VAL_COAL_US in analysis/validate/coalesce.c). */
+#define VAL_COAL_POINTS 4
 /* coalesce's measurements: the knob read back at each setting (the first the baseline, the knob
  * at its smallest value), the median xmit-to-free with its 95% interval, the serialization of
  * the traced skbs, and the host's timer floor. */

@@ -1,4 +1,4 @@
-/* Tuning profiles: parse, validate, match to a device, apply (journaled) and verify. */
+/* Tuning profiles: parse, match to a device, apply (journaled), verify (knowledge/profile/). */
 #ifndef ETHTUNE_PROFILE_H
 #define ETHTUNE_PROFILE_H
 

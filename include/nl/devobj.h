@@ -179,7 +179,4 @@ struct et_drvinfo {
 };
 int drvinfo_get(struct nl_sock *ethnl, const char *dev, struct et_drvinfo *d);
 
-/* Everything that governs TX completion on a device, under the current JSON object. */
-int show_device(const char *dev);
-
 #endif

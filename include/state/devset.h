@@ -1,4 +1,4 @@
-/* Changing a device or sysctl: validate everything, journal, apply, read back. */
+/* Changing a device: validate everything, journal, apply, read back (sysctls: state/sysctl.h). */
 #ifndef ETHTUNE_DEVSET_H
 #define ETHTUNE_DEVSET_H
 
@@ -29,15 +29,6 @@ void devset_allow_link_down(bool allow);
  * limit-max); NULL for any other. */
 const struct et_param *devset_bql_param(const char *key);
 
-/* Set a sysctl of the current namespace ("net.ipv4.tcp_limit_output_bytes"), journaled. */
-int sysctl_set(const char *name, const char *val, char *err, size_t errlen);
-int sysctl_get(const char *name, char *buf, size_t len);
-/* A kernel-wide sysctl (net.core.high_order_alloc_disable), which the kernel shows in the
- * initial namespace only: read and set there (a child enters it), journaled as that
- * namespace's, so that restore puts it back from anywhere. */
-int sysctl_get_kernel(const char *name, char *buf, size_t len);
-int sysctl_set_kernel(const char *name, const char *val, char *err, size_t errlen);
-
 /* One parameter of one object, by name and value as `ethtune set` spells them. */
 struct devset_kv {
 	const char *key;
@@ -57,6 +48,4 @@ enum {
 int devset_set(const char *dev, const char *object, const struct devset_kv *kv, unsigned int n,
 	       unsigned int flags, char *err, size_t errlen, void (*warn)(const char *msg));
 
-/* Write a sysctl of the current namespace without journaling (restore puts old values back). */
-int devset_sysctl_raw(const char *name, const char *val, char *err, size_t errlen);
 #endif

@@ -1,32 +1,21 @@
 #!/bin/bash
 # Layering check: no source or header includes a header of a layer above its own (KTAP).
 # san: no (a check of the sources or the build; the native run covers it)
-# Layers, lowest first: util, out, nl, {state, knowledge, probe, trace, drivers/*}, analysis, cli.
-# A layer may include its own headers and those of any layer below; the four middle layers are
-# peers. Bare includes ("x.h") are allowed only for the BPF headers and the generated skeleton.
+# The layers and their order: tests/unit/lib/layers.sh (a file in a subsystem's folder, such as
+# ethtune/analysis/validate/, is of its top folder's layer). Bare includes ("x.h") are allowed
+# only for the BPF headers and the generated skeleton. The files are those git knows and the new
+# ones it does not ignore, as they are in the work tree. layers_sym.sh checks calls as well.
 cd "$(dirname "$0")/../.." || exit 1
-rank() {
-	case $1 in
-	util) echo 0 ;; out) echo 1 ;; nl) echo 2 ;;
-	state | knowledge | probe | trace | drivers) echo 3 ;;
-	analysis) echo 4 ;; cli) echo 5 ;; *) echo -1 ;;
-	esac
-}
-layer_of() {	# layer of a path: ethtune/L/..., include/L/..., drivers/NAME/...
-	case $1 in
-	ethtune/*/* | include/*/*) p=${1#*/}; echo "${p%%/*}" ;;
-	drivers/*) echo drivers ;;
-	*) echo "" ;;
-	esac
-}
-files=$(git ls-files 'ethtune/*.c' 'ethtune/*.h' 'include/*.h' 'drivers/*.c' 'drivers/*.h' |
-	grep -v '/kmod/')
+. tests/unit/lib/layers.sh
+files=$(git ls-files --cached --others --exclude-standard 'ethtune/*.c' 'ethtune/*.h' \
+	'include/*.h' 'drivers/*.c' 'drivers/*.h' | grep -v '/kmod/' | sort -u)
 echo "KTAP version 1"
 echo "1..3"
 bad=0 stray=0 bare=0
 for f in $files; do
+	[ -f "$f" ] || continue # deleted in the work tree, not yet in git
 	L=$(layer_of "$f")
-	r=$(rank "$L")
+	r=$(layer_rank "$L")
 	if [ "$r" -lt 0 ]; then
 		echo "# $f: not in a layer folder"
 		stray=$((stray + 1))
@@ -36,7 +25,7 @@ for f in $files; do
 		case $inc in
 		*/*)
 			M=${inc%%/*}
-			m=$(rank "$M")
+			m=$(layer_rank "$M")
 			if [ "$m" -lt 0 ] || [ "$m" -gt "$r" ]; then
 				echo "# $f ($L) includes $inc ($M)"
 				bad=$((bad + 1))

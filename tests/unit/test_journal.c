@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "state/devset.h"
+#include "state/sysctl.h"
 #include "util/ethtune.h"
 #include "state/journal.h"
 #include "state/undo.h"
