@@ -22,7 +22,8 @@ static const struct cli_opt serve_opts[] = {
 	{ "max-msg-size", O_MAXMSG, required_argument, "BYTES",
 	  "largest send or request size (default 16777216)" },
 	{ "max-rate", O_MAXRATE, required_argument, "N",
-	  "sessions a minute from one address; 0: no limit (default 600)" },
+	  "connections a minute from one address, each a session or a try at one; 0: no limit "
+	  "(default 600)" },
 	CLI_END,
 };
 

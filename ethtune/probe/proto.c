@@ -331,6 +331,45 @@ int proto_send(int fd, json_t *msg)
 	return ret;
 }
 
+/* A body's length from its header: 0, or -EPROTO (empty) or -EMSGSIZE, with one line in err. */
+static int check_len(uint32_t len, char *err, size_t errlen)
+{
+	if (len == 0) {
+		snprintf(err, errlen, "empty control message");
+		return -EPROTO;
+	}
+	if (len > PROTO_MAX_MSG) {
+		snprintf(err, errlen, "control message of %u bytes exceeds the %d-byte limit", len,
+			 PROTO_MAX_MSG);
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/* A whole body as proto_recv() returns it: the type with *out, or -errno with one line in err. */
+static int take_msg(const char *buf, size_t len, enum proto_type want, json_t **out, char *err,
+		    size_t errlen)
+{
+	int ret = proto_parse(buf, len, out, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	if (ret == PM_ERROR) {
+		snprintf(err, errlen, "%s", json_string_value(json_object_get(*out, "msg")));
+		json_decref(*out);
+		*out = NULL;
+		return -EREMOTEIO;
+	}
+	if (want != PM__COUNT && ret != (int)want) {
+		snprintf(err, errlen, "expected a '%s' message, got '%s'", proto_type_name(want),
+			 proto_type_name(ret));
+		json_decref(*out);
+		*out = NULL;
+		return -EPROTO;
+	}
+	return ret;
+}
+
 int proto_recv(int fd, int timeout_ms, enum proto_type want, json_t **out, char *err, size_t errlen)
 {
 	int64_t deadline = et_now_ms() + timeout_ms;
@@ -355,15 +394,9 @@ int proto_recv(int fd, int timeout_ms, enum proto_type want, json_t **out, char 
 		return ret;
 	}
 	len = ntohl(hdr);
-	if (len == 0 || len > PROTO_MAX_MSG) {
-		if (len == 0)
-			snprintf(err, errlen, "empty control message");
-		else
-			snprintf(err, errlen,
-				 "control message of %u bytes exceeds the %d-byte limit", len,
-				 PROTO_MAX_MSG);
-		return len == 0 ? -EPROTO : -EMSGSIZE;
-	}
+	ret = check_len(len, err, errlen);
+	if (ret)
+		return ret;
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
@@ -374,24 +407,65 @@ int proto_recv(int fd, int timeout_ms, enum proto_type want, json_t **out, char 
 			 ret == -ETIMEDOUT ? "timed out" : "connection closed");
 		return ret == -ETIMEDOUT ? ret : -ECONNRESET;
 	}
-	ret = proto_parse(buf, len, out, err, errlen);
+	ret = take_msg(buf, len, want, out, err, errlen);
 	free(buf);
-	if (ret < 0)
-		return ret;
-	if (ret == PM_ERROR) {
-		snprintf(err, errlen, "%s", json_string_value(json_object_get(*out, "msg")));
-		json_decref(*out);
-		*out = NULL;
-		return -EREMOTEIO;
-	}
-	if (want != PM__COUNT && ret != (int)want) {
-		snprintf(err, errlen, "expected a '%s' message, got '%s'", proto_type_name(want),
-			 proto_type_name(ret));
-		json_decref(*out);
-		*out = NULL;
-		return -EPROTO;
-	}
 	return ret;
+}
+
+int proto_rx_read(int fd, struct proto_rx *rx, char *err, size_t errlen)
+{
+	for (;;) {
+		char *dst = rx->got < 4 ? (char *)rx->hdr + rx->got : rx->body + (rx->got - 4);
+		size_t want = rx->got < 4 ? 4 - rx->got : rx->len - (rx->got - 4);
+		ssize_t n;
+		int r;
+
+		if (!want)
+			return 1;
+		n = recv(fd, dst, want, MSG_DONTWAIT);
+		if (n == 0) {
+			snprintf(err, errlen, "%s",
+				 rx->got ? "control message truncated (connection closed)"
+					 : "connection closed before a control message");
+			return -ECONNRESET;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			r = errno == EPIPE ? -ECONNRESET : -errno;
+			snprintf(err, errlen, "control connection: %s", strerror(errno));
+			return r;
+		}
+		rx->got += n;
+		if (rx->got == 4) { /* only now is the body's size known */
+			memcpy(&rx->len, rx->hdr, 4);
+			rx->len = ntohl(rx->len);
+			r = check_len(rx->len, err, errlen);
+			if (r)
+				return r;
+			rx->body = malloc(rx->len);
+			if (!rx->body) {
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+		}
+	}
+}
+
+int proto_rx_take(struct proto_rx *rx, enum proto_type want, json_t **out, char *err, size_t errlen)
+{
+	int r = take_msg(rx->body, rx->len, want, out, err, errlen);
+
+	proto_rx_free(rx);
+	return r;
+}
+
+void proto_rx_free(struct proto_rx *rx)
+{
+	free(rx->body);
+	memset(rx, 0, sizeof(*rx));
 }
 
 int proto_call(int fd, json_t *msg, int timeout_ms, enum proto_type want, json_t **out, char *err,

@@ -1,4 +1,4 @@
-/* ethtune serve: the probe's peer daemon; one test session at a time, each in a child process. */
+/* ethtune serve: the probe's peer daemon; handshakes side by side, one session at a time. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -319,90 +319,13 @@ out:
 	return r;
 }
 
-/* The client's answer to our challenge, then ours to prove we hold the key too. 0 or -errno,
- * the client told why. */
-static int client_auth(int ctl, const char *challenge, const char *who)
+/* A whole session on a control connection whose handshake the parent has done: iterations, bye. */
+static int session(int ctl, const char *who)
 {
-	char err[256], ans[AUTH_HEX_LEN + 1];
+	char err[256];
 	json_t *m;
 	int r;
 
-	r = proto_recv(ctl, PROTO_HELLO_TIMEOUT_MS, PM__COUNT, &m, err, sizeof(err));
-	if (r >= 0 && r != PM_AUTH) {
-		json_decref(m);
-		snprintf(err, sizeof(err),
-			 "this peer requires a key: run the client with "
-			 "--key-file FILE");
-		r = -EACCES;
-	} else if (r >= 0) {
-		bool ok = auth_check(&srv.key, challenge, "client",
-				     json_string_value(json_object_get(m, "answer")));
-
-		json_decref(m);
-		if (!ok) {
-			snprintf(err, sizeof(err),
-				 "authentication failed: the client's key is "
-				 "not this peer's");
-			r = -EACCES;
-		}
-	}
-	if (r == -ECONNRESET)
-		snprintf(err, sizeof(err), "left without authenticating (no key?)");
-	if (r < 0) {
-		if (r != -ECONNRESET && r != -EREMOTEIO)
-			send_error(ctl, r == -EACCES ? "auth" : "protocol", err);
-		et_warn("client %s: %s", who, err);
-		return r;
-	}
-	auth_answer(&srv.key, challenge, "serve", ans);
-	m = proto_msg(PM_AUTH);
-	json_object_set_new(m, "answer", json_string(ans));
-	return proto_send(ctl, m);
-}
-
-/* A whole client session on the control connection: hello, iterations, bye. */
-static int session(int ctl, const struct sockaddr_storage *peer)
-{
-	char who[64], err[256], challenge[AUTH_HEX_LEN + 1];
-	struct utsname u;
-	json_t *m;
-	int r;
-
-	addr_str(peer, who, sizeof(who));
-	r = proto_recv(ctl, PROTO_HELLO_TIMEOUT_MS, PM_HELLO, &m, err, sizeof(err));
-	if (r < 0) {
-		if (r == -EPROTONOSUPPORT) {
-			char m2[300];
-
-			snprintf(m2, sizeof(m2),
-				 "version mismatch: %.200s; run the same ethtune release on both "
-				 "ends",
-				 err);
-			send_error(ctl, "version", m2);
-		} else if (r != -ECONNRESET && r != -EREMOTEIO) {
-			send_error(ctl, "protocol", err);
-		}
-		et_warn("client %s: %s", who, err);
-		return 1;
-	}
-	json_decref(m);
-	uname(&u);
-	m = proto_msg(PM_HELLO);
-	json_object_set_new(m, "version", json_string(ETHTUNE_VERSION));
-	json_object_set_new(m, "kernel", json_string(u.release));
-	json_object_set_new(m, "hostname", json_string(u.nodename));
-	if (srv.key.set) {
-		if (auth_challenge(challenge)) {
-			json_decref(m);
-			send_error(ctl, "internal", "no random challenge (getrandom failed)");
-			return 1;
-		}
-		json_object_set_new(m, "challenge", json_string(challenge));
-	}
-	if (proto_send(ctl, m))
-		return 1;
-	if (srv.key.set && client_auth(ctl, challenge, who))
-		return 1;
 	for (;;) {
 		r = proto_recv(ctl, PROTO_IDLE_TIMEOUT_MS, PM__COUNT, &m, err, sizeof(err));
 		if (r < 0) {
@@ -458,7 +381,9 @@ static int serve_listen(const char *bind_addr, uint16_t port, char *shown, size_
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (a->ai_family == AF_INET6 && !bind_addr)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, 64)) {
+		/* a deep queue: a flood of connections waits there, not in SYN retries, until
+		 * serve takes each one and judges it by its address */
+		if (!bind(fd, a->ai_addr, a->ai_addrlen) && !listen(fd, 1024)) {
 			addr_str((struct sockaddr_storage *)a->ai_addr, shown, len);
 			break;
 		}
@@ -552,7 +477,8 @@ static int sandbox_files(char *who, size_t len)
 	return r;
 }
 
-/* Sessions per minute from one client address: a fixed one-minute window per address. */
+/* Connections a minute from one client address, each a session or a try at one: a fixed
+ * one-minute window per address. */
 #define RATE_SLOTS 64
 static struct rate_slot {
 	char host[INET6_ADDRSTRLEN];
@@ -560,16 +486,14 @@ static struct rate_slot {
 	uint32_t n;
 } rate[RATE_SLOTS];
 
-static bool rate_exceeded(const struct sockaddr_storage *peer)
+static bool rate_exceeded(const char *host)
 {
-	char host[INET6_ADDRSTRLEN];
 	int64_t now = et_now_ms();
 	struct rate_slot *s = NULL, *old = &rate[0];
 	int i;
 
 	if (!srv.lim.max_per_minute)
 		return false;
-	addr_host(peer, host, sizeof(host));
 	for (i = 0; i < RATE_SLOTS && !s; i++) {
 		if (!strcmp(rate[i].host, host))
 			s = &rate[i];
@@ -587,13 +511,373 @@ static bool rate_exceeded(const struct sockaddr_storage *peer)
 	return ++s->n > srv.lim.max_per_minute;
 }
 
+/*
+ * Handshakes. A connection holds no session until it has proved itself: its hello and, with a
+ * key, its answer to our challenge must be whole within HS_DEADLINE_MS of its connect. Until then
+ * it is one of at most HS_MAX entries here, HS_PER_ADDR of them from one address, read by the
+ * parent as its bytes come, so that no stranger, however slow or many, keeps a client that
+ * holds the key (or, without a key, one that completes its hello) from being served.
+ */
+#define HS_DEADLINE_MS 3000
+#define HS_MAX	       64
+#define HS_PER_ADDR    8
+/* A client done with its handshake while a session runs waits this long for the session to end
+ * (one whose client just said bye may still be exiting), then is told the peer is busy. */
+#define HS_WAIT_MS 1000
+#define BUSY_MSG   "peer is busy with another test; try again later"
+
+enum hs_state { HS_FREE, HS_HELLO, HS_AUTH, HS_DONE };
+
+static struct hs {
+	enum hs_state st;
+	int fd;
+	char host[INET6_ADDRSTRLEN]; /* what the share and the rate limit count by */
+	char who[INET6_ADDRSTRLEN + 8];
+	int64_t since_ms, deadline_ms;
+	struct proto_rx rx;
+	char challenge[AUTH_HEX_LEN + 1];
+} hs[HS_MAX];
+
+/* Why a connection ended without a session. */
+enum drop { DROP_LATE, DROP_OVERSIZE, DROP_CROWDED, DROP_CLOSED, DROP_REFUSED, DROP_RATE, DROP__N };
+static const char *const drop_name[DROP__N] = {
+	[DROP_LATE] = "past the deadline", [DROP_OVERSIZE] = "oversized",
+	[DROP_CROWDED] = "crowded out",	   [DROP_CLOSED] = "closed early",
+	[DROP_REFUSED] = "refused",	   [DROP_RATE] = "over --max-rate",
+};
+static uint64_t drops[DROP__N];
+
+/* Count a drop and log it with the address: a refusal (the protocol, the key) always, as a
+ * client's mistake its operator needs to see; what strangers do (silence, junk, crowds, a rate)
+ * at -v. */
+static void drop_count(const char *who, enum drop why, const char *msg)
+{
+	drops[why]++;
+	if (why == DROP_REFUSED || et_opts.verbose)
+		et_warn("client %s: %s; dropped (%llu %s)", who, msg,
+			(unsigned long long)drops[why], drop_name[why]);
+}
+
+static void hs_close(struct hs *h)
+{
+	proto_rx_free(&h->rx);
+	close(h->fd);
+	h->fd = -1;
+	h->st = HS_FREE;
+}
+
+/* End a handshake without a session, telling the client why when code is set. */
+static void hs_drop(struct hs *h, enum drop why, const char *code, const char *msg)
+{
+	if (code)
+		send_error(h->fd, code, msg); /* a small reply to a fresh socket: no wait */
+	drop_count(h->who, why, msg);
+	hs_close(h);
+}
+
+/* A slot for a connection from host: a free one, unless host has its share (then its oldest
+ * connection here goes) or the table is full (then the oldest of all goes). A finished handshake
+ * that waits for the session counts too: without a key anyone can finish one. */
+static struct hs *hs_slot(const char *host)
+{
+	struct hs *free_slot = NULL, *oldest = NULL, *oldest_here = NULL;
+	char m[128];
+	int i, here = 0;
+
+	for (i = 0; i < HS_MAX; i++) {
+		struct hs *h = &hs[i];
+
+		if (h->st == HS_FREE) {
+			free_slot = free_slot ? free_slot : h;
+			continue;
+		}
+		if (!oldest || h->since_ms < oldest->since_ms)
+			oldest = h;
+		if (!strcmp(h->host, host)) {
+			here++;
+			if (!oldest_here || h->since_ms < oldest_here->since_ms)
+				oldest_here = h;
+		}
+	}
+	if (here >= HS_PER_ADDR) {
+		snprintf(m, sizeof(m), "more than %d handshakes at once from one address",
+			 HS_PER_ADDR);
+		hs_drop(oldest_here, DROP_CROWDED, "busy", m);
+		return oldest_here;
+	}
+	if (free_slot)
+		return free_slot;
+	snprintf(m, sizeof(m), "more than %d handshakes at once", HS_MAX);
+	hs_drop(oldest, DROP_CROWDED, "busy", m);
+	return oldest;
+}
+
+/* Take every connection that waits: each counts against its address's rate, then holds a
+ * handshake slot. */
+static void hs_accept(int lfd)
+{
+	for (;;) {
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		char host[INET6_ADDRSTRLEN], who[sizeof(hs[0].who)], m[160];
+		struct hs *h;
+		int fd;
+
+		fd = accept4(lfd, (struct sockaddr *)&peer, &pl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return; /* none left (EAGAIN), or none to be had now: poll says when */
+		}
+		addr_host(&peer, host, sizeof(host));
+		addr_str(&peer, who, sizeof(who));
+		if (rate_exceeded(host)) {
+			snprintf(m, sizeof(m),
+				 "too many connections: this peer allows %u a minute "
+				 "from one address (serve --max-rate)",
+				 srv.lim.max_per_minute);
+			send_error(fd, "limit", m);
+			drop_count(who, DROP_RATE, m);
+			close(fd);
+			continue;
+		}
+		h = hs_slot(host);
+		*h = (struct hs){ .st = HS_HELLO, .fd = fd, .since_ms = et_now_ms() };
+		h->deadline_ms = h->since_ms + HS_DEADLINE_MS;
+		snprintf(h->host, sizeof(h->host), "%s", host);
+		snprintf(h->who, sizeof(h->who), "%s", who);
+	}
+}
+
+/* serve's hello; with a challenge where serve has a key. */
+static json_t *hello_msg(const char *challenge)
+{
+	struct utsname u;
+	json_t *m = proto_msg(PM_HELLO);
+
+	uname(&u);
+	json_object_set_new(m, "version", json_string(ETHTUNE_VERSION));
+	json_object_set_new(m, "kernel", json_string(u.release));
+	json_object_set_new(m, "hostname", json_string(u.nodename));
+	if (challenge)
+		json_object_set_new(m, "challenge", json_string(challenge));
+	return m;
+}
+
+/* The client's hello; with a key, serve's hello and challenge go back at once. Without one the
+ * handshake is done, and serve's hello waits for the session (or the peer is busy instead). */
+static void hs_hello(struct hs *h, int r, json_t *m, const char *err)
+{
+	char m2[300];
+
+	if (r == -EPROTONOSUPPORT) {
+		snprintf(m2, sizeof(m2),
+			 "version mismatch: %.200s; run the same ethtune release on both ends",
+			 err);
+		hs_drop(h, DROP_REFUSED, "version", m2);
+		return;
+	}
+	if (r < 0) {
+		hs_drop(h, DROP_REFUSED, r == -EREMOTEIO ? NULL : "protocol", err);
+		return;
+	}
+	json_decref(m);
+	if (!srv.key.set) {
+		h->st = HS_DONE;
+		h->deadline_ms = et_now_ms() + HS_WAIT_MS;
+		return;
+	}
+	if (auth_challenge(h->challenge)) {
+		hs_drop(h, DROP_REFUSED, "internal", "no random challenge (getrandom failed)");
+		return;
+	}
+	if (proto_send(h->fd, hello_msg(h->challenge))) {
+		hs_drop(h, DROP_CLOSED, NULL, "left before serve's hello");
+		return;
+	}
+	h->st = HS_AUTH;
+}
+
+/* The client's answer to our challenge. Ours, which proves we hold the key too, waits for the
+ * session (or the peer is busy instead). */
+static void hs_auth(struct hs *h, int r, json_t *m, const char *err)
+{
+	bool ok;
+
+	if (r >= 0 && r != PM_AUTH) {
+		json_decref(m);
+		hs_drop(h, DROP_REFUSED, "auth",
+			"this peer requires a key: run the client with --key-file FILE");
+		return;
+	}
+	if (r < 0) {
+		hs_drop(h, DROP_REFUSED, r == -EREMOTEIO ? NULL : "protocol", err);
+		return;
+	}
+	ok = auth_check(&srv.key, h->challenge, "client",
+			json_string_value(json_object_get(m, "answer")));
+	json_decref(m);
+	if (!ok) {
+		hs_drop(h, DROP_REFUSED, "auth",
+			"authentication failed: the client's key is not this peer's");
+		return;
+	}
+	h->st = HS_DONE;
+	h->deadline_ms = et_now_ms() + HS_WAIT_MS;
+}
+
+/* What has arrived on a handshake: at most one message is taken, so that nothing of what
+ * follows the handshake (the first setup) is read here; poll reports the rest. */
+static void hs_input(struct hs *h)
+{
+	char err[256];
+	json_t *m;
+	int r;
+
+	r = proto_rx_read(h->fd, &h->rx, err, sizeof(err));
+	if (r == 0)
+		return;
+	if (r < 0) {
+		if (r == -EMSGSIZE)
+			hs_drop(h, DROP_OVERSIZE, "protocol", err);
+		else if (r == -ECONNRESET)
+			hs_drop(h, DROP_CLOSED, NULL,
+				h->st == HS_AUTH ? "left without authenticating (no key?)" : err);
+		else
+			hs_drop(h, DROP_REFUSED, "protocol", err);
+		return;
+	}
+	r = proto_rx_take(&h->rx, h->st == HS_HELLO ? PM_HELLO : PM__COUNT, &m, err, sizeof(err));
+	if (h->st == HS_HELLO)
+		hs_hello(h, r, m, err);
+	else
+		hs_auth(h, r, m, err);
+}
+
+/* The handshake's last answer (serve's hello, or its answer to the challenge), then a session
+ * in a child process. The child's pid, or 0 (the client left, or no fork). */
+static pid_t hs_start(struct hs *h, int lfd)
+{
+	char ans[AUTH_HEX_LEN + 1];
+	json_t *m;
+	pid_t pid;
+	int i;
+
+	if (srv.key.set) {
+		auth_answer(&srv.key, h->challenge, "serve", ans);
+		m = proto_msg(PM_AUTH);
+		json_object_set_new(m, "answer", json_string(ans));
+	} else {
+		m = hello_msg(NULL);
+	}
+	if (proto_send(h->fd, m)) {
+		hs_drop(h, DROP_CLOSED, NULL, "left before its session started");
+		return 0;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(lfd);
+		for (i = 0; i < HS_MAX; i++)
+			if (hs[i].st != HS_FREE && &hs[i] != h)
+				close(hs[i].fd);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		fcntl(h->fd, F_SETFL, fcntl(h->fd, F_GETFL) & ~O_NONBLOCK);
+		_exit(session(h->fd, h->who));
+	}
+	if (pid < 0) {
+		et_warn("fork: %s", strerror(errno));
+		send_error(h->fd, "internal", "serve cannot start a session (fork failed)");
+		pid = 0;
+	}
+	hs_close(h);
+	return pid;
+}
+
+/* The finished handshake that has waited longest for the session, or NULL. */
+static struct hs *hs_next_done(void)
+{
+	struct hs *d = NULL;
+	int i;
+
+	for (i = 0; i < HS_MAX; i++)
+		if (hs[i].st == HS_DONE && (!d || hs[i].since_ms < d->since_ms))
+			d = &hs[i];
+	return d;
+}
+
+/* End what ran out of time: a handshake at its deadline, and a finished one that has waited its
+ * while for a session that did not end (it is told the peer is busy). */
+static void hs_expire(int64_t now)
+{
+	char m[128];
+	int i;
+
+	for (i = 0; i < HS_MAX; i++) {
+		struct hs *h = &hs[i];
+
+		if (h->st == HS_FREE || h->deadline_ms > now)
+			continue;
+		if (h->st == HS_DONE) {
+			send_error(h->fd, "busy", BUSY_MSG);
+			hs_close(h);
+			continue;
+		}
+		snprintf(m, sizeof(m),
+			 "no complete '%s' message within %d ms (the handshake's deadline)",
+			 h->st == HS_HELLO ? "hello" : "auth", HS_DEADLINE_MS);
+		hs_drop(h, DROP_LATE, "protocol", m);
+	}
+}
+
+/* The handshakes to read, from pfd[1] on (their entries in ph), and how long poll may wait: until
+ * the next deadline, or briefly while a finished one waits for the session to end. The count. */
+static int hs_poll_set(struct pollfd *pfd, struct hs **ph, int64_t now, int *wait_ms)
+{
+	int64_t wake = now + 200;
+	int i, n = 1;
+
+	for (i = 0; i < HS_MAX; i++) {
+		struct hs *h = &hs[i];
+
+		if (h->st == HS_FREE)
+			continue;
+		if (h->st == HS_DONE) {
+			wake = now + 10 < wake ? now + 10 : wake;
+			continue;
+		}
+		wake = h->deadline_ms < wake ? h->deadline_ms : wake;
+		pfd[n] = (struct pollfd){ .fd = h->fd, .events = POLLIN };
+		ph[n++] = h;
+	}
+	*wait_ms = (int)(wake - now);
+	return n;
+}
+
+static void drops_report(void)
+{
+	char line[400];
+	size_t off = 0;
+	uint64_t all = 0;
+	int i;
+
+	for (i = 0; i < DROP__N; i++) {
+		all += drops[i];
+		off += snprintf(line + off, sizeof(line) - off, "%s%llu %s", i ? ", " : "",
+				(unsigned long long)drops[i], drop_name[i]);
+	}
+	if (all)
+		et_info("ethtune serve: connections dropped before a session: %s", line);
+}
+
 /* Listen and serve sessions until SIGTERM/SIGINT (or, once, the first session's end). 0, or
  * -errno: cannot start, or (once) the session failed. */
 int serve_run(const char *bind_addr, uint32_t port, bool once, const char *key_file,
 	      const struct serve_limits *lim)
 {
 	pid_t child = 0;
-	int child_rc = 0, lfd, r;
+	int child_rc = 0, lfd, r, i;
 	char shown[80], err[256], who[160];
 	struct sigaction sa = { .sa_handler = on_term };
 
@@ -613,6 +897,7 @@ int serve_run(const char *bind_addr, uint32_t port, bool once, const char *key_f
 	lfd = serve_listen(bind_addr, port, shown, sizeof(shown));
 	if (lfd < 0)
 		return -EADDRNOTAVAIL;
+	fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK); /* accept until none is left */
 	r = drop_privileges(who, sizeof(who));
 	if (r) {
 		et_err("cannot drop privileges: %s", strerror(-r));
@@ -630,73 +915,39 @@ int serve_run(const char *bind_addr, uint32_t port, bool once, const char *key_f
 		   srv.key.set ? "clients must hold the key" : "no key (any client is served)");
 	fflush(stdout);
 	while (!serve_quit) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
-		struct sockaddr_storage peer;
-		socklen_t pl = sizeof(peer);
-		int st, cfd;
-		pid_t w;
+		struct pollfd pfd[HS_MAX + 1];
+		struct hs *ph[HS_MAX + 1], *h;
+		int64_t now;
+		int st, n, wait_ms;
 
-		while (child > 0 && (w = waitpid(child, &st, WNOHANG)) > 0) {
+		if (child > 0 && waitpid(child, &st, WNOHANG) == child) {
 			child_rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 			child = 0;
 			if (once)
-				goto done;
-		}
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		cfd = accept4(lfd, (struct sockaddr *)&peer, &pl, SOCK_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		/* A session that just said bye may still be exiting: give it a moment. */
-		for (int k = 0; child > 0 && k < 100; k++) {
-			if (waitpid(child, &st, WNOHANG) == child) {
-				child_rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-				child = 0;
-				if (once) {
-					close(cfd);
-					goto done;
-				}
 				break;
-			}
-			usleep(10000);
 		}
-		if (child > 0) {
-			send_error(cfd, "busy", "peer is busy with another test; try again later");
-			close(cfd);
+		while (!child && (h = hs_next_done()))
+			child = hs_start(h, lfd);
+		now = et_now_ms();
+		hs_expire(now);
+		n = hs_poll_set(pfd, ph, now, &wait_ms);
+		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		if (poll(pfd, n, wait_ms) <= 0)
 			continue;
-		}
-		if (rate_exceeded(&peer)) {
-			char m[160];
-
-			addr_str(&peer, who, sizeof(who));
-			snprintf(m, sizeof(m),
-				 "too many sessions: this peer allows %u a minute "
-				 "from one address (serve --max-rate)",
-				 srv.lim.max_per_minute);
-			send_error(cfd, "limit", m);
-			et_warn("client %s: %s", who, m);
-			close(cfd);
-			continue;
-		}
-		child = fork();
-		if (child == 0) {
-			close(lfd);
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGINT, SIG_DFL);
-			_exit(session(cfd, &peer));
-		}
-		if (child < 0) {
-			et_warn("fork: %s", strerror(errno));
-			child = 0;
-		}
-		close(cfd);
+		for (i = 1; i < n; i++)
+			if (pfd[i].revents)
+				hs_input(ph[i]);
+		if (pfd[0].revents)
+			hs_accept(lfd);
 	}
-done:
 	if (child > 0) {
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);
 	}
+	for (i = 0; i < HS_MAX; i++)
+		if (hs[i].st != HS_FREE)
+			hs_close(&hs[i]);
 	close(lfd);
+	drops_report();
 	return once && child_rc ? -EIO : 0;
 }

@@ -239,6 +239,21 @@ int proto_send(int fd, struct json_t *msg);
  * -EPROTO, -EMSGSIZE, -EREMOTEIO (peer sent an error). err gets one line. */
 int proto_recv(int fd, int timeout_ms, enum proto_type want, struct json_t **out, char *err,
 	       size_t errlen);
+/* One message read in pieces from a non-blocking socket, as data arrives (serve's handshakes,
+ * many at once). Zeroed to start; proto_rx_take() or proto_rx_free() makes it ready again. */
+struct proto_rx {
+	uint32_t got; /* bytes of header and body so far */
+	uint32_t len; /* the body's, once the header is in */
+	unsigned char hdr[4];
+	char *body;
+};
+/* Read what has arrived: 1 when the message is whole, 0 when more is to come, or -errno with one
+ * line in err: -ECONNRESET (closed), -EMSGSIZE (a length over PROTO_MAX_MSG), -EPROTO (0). */
+int proto_rx_read(int fd, struct proto_rx *rx, char *err, size_t errlen);
+/* The whole message, checked and returned as proto_recv() does. */
+int proto_rx_take(struct proto_rx *rx, enum proto_type want, struct json_t **out, char *err,
+		  size_t errlen);
+void proto_rx_free(struct proto_rx *rx);
 struct json_t *proto_msg(enum proto_type t);
 /* One request and its reply: proto_send(msg), then proto_recv(want). err is empty when the send
  * failed (the -errno says why). */

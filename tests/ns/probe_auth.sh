@@ -199,7 +199,7 @@ expect_err "more flows than --max-flows are refused" "3 flows exceed this peer's
 expect_err "a message over --max-msg-size is refused" "131072 bytes exceeds this peer's limit of 65536" \
 	P --peer $PE_IP_B:12876 --msg-size 131072
 ktap_check "a run within the limits is served" P --peer $PE_IP_B:12876 --flows 2 --msg-size 65536
-expect_err "the fifth session within a minute is refused (--max-rate 4)" "too many sessions.*4 a minute" \
+expect_err "the fifth connection within a minute is refused (--max-rate 4)" "too many connections.*4 a minute" \
 	P --peer $PE_IP_B:12876
 "$E" serve --max-flows 0 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "max-flows '0' is not 1..256" "$TMP/err" && ktap_ok "a bad limit value is a usage error" ||
