@@ -1,4 +1,4 @@
-/* ethtune profile list|show|check|match|apply|verify: tuning profiles from the command line. */
+/* ethtune profile list|show|check|match|apply|verify|export: profiles from the command line. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,12 +8,36 @@
 #include "util/ethtune.h"
 #include "knowledge/profile.h"
 
-enum { O_FORCE = CLI_LONG, O_DRY_RUN };
+enum {
+	O_FORCE = CLI_LONG,
+	O_DRY_RUN,
+	O_TO,
+	O_DEV,
+	O_OUT,
+	O_FOR_VERSION,
+	O_FROM_DEVICE,
+	O_SPLIT,
+	O_ALLOW_PARTIAL,
+};
 
 static const struct cli_opt profile_opts[] = {
 	{ "force", O_FORCE, no_argument, NULL, "apply/verify: use NAME even if it does not match" },
 	{ "dry-run", O_DRY_RUN, no_argument, NULL,
-	  "apply: print what would change, change nothing" },
+	  "apply, export: print what would change or be written, change and write nothing" },
+	{ "to", O_TO, required_argument, "FORMAT",
+	  "export: systemd-link, networkmanager, tuned, ifupdown, udev, tmpfiles or sysctl" },
+	{ "dev", O_DEV, required_argument, "DEV",
+	  "export: the device it is for (its name, the .link it has today)" },
+	{ "out", O_OUT, required_argument, "FILE",
+	  "export: write to FILE or into a directory (default: standard output)" },
+	{ "for-version", O_FOR_VERSION, required_argument, "V",
+	  "export: the consumer's version (default: the one installed here)" },
+	{ "from-device", O_FROM_DEVICE, required_argument, "DEV",
+	  "export: what DEV has set now instead of a profile" },
+	{ "split", O_SPLIT, no_argument, NULL,
+	  "export: what FORMAT cannot carry goes to tmpfiles, sysctl or udev files" },
+	{ "allow-partial", O_ALLOW_PARTIAL, no_argument, NULL,
+	  "export: write what FORMAT carries, list the rest, exit 0" },
 	CLI_END,
 };
 
@@ -21,26 +45,99 @@ const struct cli_cmd cli_profile = {
 	.name = "profile",
 	.fn = cmd_profile,
 	.synopsis = "list | show NAME | check FILE... | match DEV | apply DEV [NAME] |\n"
-		    "       verify DEV [NAME]",
+		    "       verify DEV [NAME] | export NAME|FILE|--from-device DEV --to FORMAT",
 	.opts = { profile_opts },
-	.subcmds = "list show check match apply verify",
+	.subcmds = "list show check match apply verify export",
 	.dev_arg = true,
 };
 
 struct profile_args {
 	bool force, dry;
+	const char *bad_export; /* the first export-only option given */
+	struct exp_opts x;
+	const char *to;
 };
 
-static int profile_opt(void *ctx, int id, const char *arg __attribute__((unused)),
-		       char *err __attribute__((unused)), size_t errlen __attribute__((unused)))
+static int profile_opt(void *ctx, int id, const char *arg, char *err __attribute__((unused)),
+		       size_t errlen __attribute__((unused)))
 {
 	struct profile_args *a = ctx;
+	static const char *const names[] = { [O_TO - CLI_LONG] = "--to",
+					     [O_DEV - CLI_LONG] = "--dev",
+					     [O_OUT - CLI_LONG] = "--out",
+					     [O_FOR_VERSION - CLI_LONG] = "--for-version",
+					     [O_FROM_DEVICE - CLI_LONG] = "--from-device",
+					     [O_SPLIT - CLI_LONG] = "--split",
+					     [O_ALLOW_PARTIAL - CLI_LONG] = "--allow-partial" };
 
-	if (id == O_FORCE)
+	if (id >= O_TO && !a->bad_export)
+		a->bad_export = names[id - CLI_LONG];
+	switch (id) {
+	case O_FORCE:
 		a->force = true;
-	else
+		break;
+	case O_DRY_RUN:
 		a->dry = true;
+		break;
+	case O_TO:
+		a->to = arg;
+		break;
+	case O_DEV:
+		a->x.dev = arg;
+		break;
+	case O_OUT:
+		a->x.out = arg;
+		break;
+	case O_FOR_VERSION:
+		a->x.version = arg;
+		break;
+	case O_FROM_DEVICE:
+		a->x.from_dev = arg;
+		break;
+	case O_SPLIT:
+		a->x.split = true;
+		break;
+	case O_ALLOW_PARTIAL:
+		a->x.allow_partial = true;
+		break;
+	}
 	return 0;
+}
+
+/* ethtune profile export: the files that persist a profile, for one consumer. */
+static int profile_export_cmd(struct profile_args *a, int argc, char **argv)
+{
+	unsigned int dropped = 0;
+	int ret;
+
+	if (!a->to)
+		return cli_usage_err(&cli_profile,
+				     "export: --to FORMAT is needed (systemd-link, networkmanager, "
+				     "tuned, ifupdown, udev, tmpfiles or sysctl)");
+	a->x.fmt = exp_fmt_by_name(a->to);
+	if (a->x.fmt < 0)
+		return cli_usage_err(&cli_profile,
+				     "export: unknown format '%s' (expected systemd-link, "
+				     "networkmanager, tuned, ifupdown, udev, tmpfiles or sysctl)",
+				     a->to);
+	if (a->force)
+		return cli_usage_err(&cli_profile, "export: unknown option '--force'");
+	if (argc > 3 || (argc == 3 && a->x.from_dev))
+		return cli_usage_err(&cli_profile, "export: unexpected argument '%s'",
+				     argv[a->x.from_dev ? 2 : 3]);
+	if (argc < 3 && !a->x.from_dev)
+		return cli_usage_err(
+			&cli_profile,
+			"export: usage: ethtune profile export NAME|FILE|--from-device "
+			"DEV --to FORMAT");
+	if (a->x.fmt == EXP_IFUPDOWN && !a->x.dev && !a->x.from_dev)
+		return cli_usage_err(
+			&cli_profile,
+			"export: an ifupdown stanza names its interface: give --dev DEV");
+	a->x.name = argc == 3 ? argv[2] : NULL;
+	a->x.dry = a->dry;
+	ret = profile_export(&a->x, &dropped);
+	return ret || (dropped && !a->x.allow_partial) ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_profile(int argc, char **argv)
@@ -62,8 +159,13 @@ int cmd_profile(int argc, char **argv)
 		return rc;
 	sub = argc > 1 ? argv[1] : "";
 	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "check") &&
-	    strcmp(sub, "match") && strcmp(sub, "apply") && strcmp(sub, "verify"))
+	    strcmp(sub, "match") && strcmp(sub, "apply") && strcmp(sub, "verify") &&
+	    strcmp(sub, "export"))
 		return cli_usage_err(&cli_profile, "unknown subcommand '%s'", sub);
+	if (!strcmp(sub, "export"))
+		return profile_export_cmd(&a, argc, argv);
+	if (a.bad_export)
+		return cli_usage_err(&cli_profile, "%s: unknown option '%s'", sub, a.bad_export);
 	if ((a.force && (!strcmp(sub, "list") || !strcmp(sub, "show") || !strcmp(sub, "check") ||
 			 !strcmp(sub, "match"))) ||
 	    (a.dry && strcmp(sub, "apply")))

@@ -41,6 +41,11 @@ const char *const *feature_alias(const char *name)
 	return NULL;
 }
 
+const char *feature_alias_at(unsigned int i)
+{
+	return i < sizeof(aliases) / sizeof(aliases[0]) ? aliases[i].name : NULL;
+}
+
 static int features_attr_cb(const struct nlattr *a, void *data)
 {
 	struct et_bitset *fs = data;

@@ -392,6 +392,11 @@ const struct et_param *devset_bql_param(const char *key)
 	return NULL;
 }
 
+const struct et_param *devset_bql_param_at(unsigned int i)
+{
+	return i < sizeof(bql_params) / sizeof(bql_params[0]) ? &bql_params[i] : NULL;
+}
+
 /* BQL of one TX queue or all of them; every queue's old value journaled first, a queue that
  * refuses puts back the ones already written. */
 int devset_set_bql(const char *dev, int argc, char **argv, bool journal, char *err, size_t errlen,

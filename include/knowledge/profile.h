@@ -89,4 +89,35 @@ int profile_apply(const char *dev, const char *name, bool force, bool dry);
 /* Compare dev's settings with the profile; *drift: how many differ or are unsupported. */
 int profile_verify(const char *dev, const char *name, bool force, unsigned int *drift);
 
+/* Export formats: the configuration files that persist a profile (docs/export.md). */
+enum exp_fmt {
+	EXP_LINK,     /* systemd .link (udev's net_setup_link) */
+	EXP_NM,	      /* NetworkManager keyfile */
+	EXP_TUNED,    /* tuned profile directory */
+	EXP_IFUPDOWN, /* /etc/network/interfaces stanza (Debian ethtool's if-up hooks) */
+	EXP_UDEV,     /* udev rules file */
+	EXP_TMPFILES, /* tmpfiles.d */
+	EXP_SYSCTL,   /* sysctl.d */
+	EXP_NFMT,
+};
+const char *exp_fmt_name(int fmt);
+/* The format named s ("systemd-link"), or -1. */
+int exp_fmt_by_name(const char *s);
+
+struct exp_opts {
+	const char *name;     /* profile NAME or FILE; NULL with from_dev */
+	const char *from_dev; /* --from-device: what DEV has now */
+	const char *dev;      /* --dev: the device it is for (names, the .link it has today) */
+	int fmt;	      /* enum exp_fmt */
+	const char *out;      /* --out FILE or DIR; NULL: standard output */
+	const char *version;  /* --for-version; NULL: the consumer installed here */
+	bool split, allow_partial, dry;
+};
+/* Write p (or the device) in o->fmt: each setting the format cannot carry is listed on stderr
+ * with the formats that can; with o->split those go to the files of other formats. Nothing is
+ * written when a setting is left out without split or allow_partial (*dropped > 0, 0 returned)
+ * or a value is out of the consumer's range (-ERANGE). Files are written whole or not at all.
+ * 0 or -errno after one line saying why. */
+int profile_export(const struct exp_opts *o, unsigned int *dropped);
+
 #endif

@@ -125,6 +125,8 @@ int features_set(struct nl_sock *ns, const char *dev, const char *const *names, 
 		 unsigned int n);
 /* Expand an ethtool -K short name ("tso", "sg") to kernel feature names; NULL if not one. */
 const char *const *feature_alias(const char *name);
+/* The i-th short name feature_alias() knows ("sg", "tso"...), NULL past the last. */
+const char *feature_alias_at(unsigned int i);
 void features_show(const struct et_bitset *fs);
 
 int privflags_get(struct nl_sock *ns, const char *dev, struct et_bitset *pf);

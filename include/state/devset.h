@@ -28,6 +28,8 @@ void devset_allow_link_down(bool allow);
 /* The BQL keywords `ethtune set DEV bql` and profiles' [bql] take (stall-thrs, limit-min,
  * limit-max); NULL for any other. */
 const struct et_param *devset_bql_param(const char *key);
+/* The i-th of them, NULL past the last. */
+const struct et_param *devset_bql_param_at(unsigned int i);
 
 /* One parameter of one object, by name and value as `ethtune set` spells them. */
 struct devset_kv {

@@ -35,6 +35,9 @@ prof typo $'[coalesce]\ntx-usec = 5'; PROF_TYPO=$T/typo.conf
 prof value $'[coalesce]\ntx-usecs = five'; PROF_VALUE=$T/value.conf
 prof napi $'[napi]\ngro_flush_timeout = 5'; PROF_NAPI=$T/napi.conf
 printf 'garbage line\n' >"$T/syntax.conf"; PROF_SYNTAX=$T/syntax.conf
+xprof() { printf '[profile]\nname = bad\n[match]\ndriver = veth\n%s\n[provenance]\nkind = documented\nsource = t\n' "$2" >"$T/$1.conf"; }
+xprof export $'[coalesce]\ntx-usecs = 16\n[napi]\ndefer-hard-irqs = 2'; PROF_EXPORT=$T/export.conf
+xprof zero $'[coalesce]\nstats-block-usecs = 0'; PROF_ZERO=$T/zero.conf
 "$E" --netns $NSB --key-file $KEY serve --bind $PEER --max-duration 2 >/dev/null 2>&1 &
 SP=$!
 for i in $(seq 50); do ip netns exec $NSB ss -Hltn "sport = :12866" | grep -q . && break; sleep 0.1; done

@@ -39,6 +39,8 @@ for p in profiles/*.profile; do
 	p=${p##*/}
 	run profile profile show "${p%.profile}"
 done
+run profile profile export txsim --to udev
+run profile profile export txsim --to systemd-link --split --dry-run
 run restore restore --list
 run rdma rdma list
 run show show lo

@@ -1,4 +1,4 @@
-/* Profiles verified: each setting the profile makes against what the device has now. */
+/* Profiles verified: each setting against what the device has now and what its config persists. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -35,12 +35,54 @@ static void norm_ws(char *s)
 	*w = '\0';
 }
 
+/* Values the host's persistent configuration sets for the row's keyword (persist.c): each one
+ * that disagrees with the profile or with the device is reported, and one that disagrees with
+ * the profile is drift too (the next boot or hotplug would bring it back). */
+static unsigned int verify_persisted(const struct persist *pers, int sect, const char *key,
+				     const char *want, const char *have)
+{
+	int obj = exp_obj_of_sect(sect);
+	unsigned int i, bad = 0;
+	bool open = false;
+
+	for (i = 0; pers && i < pers->n; i++) {
+		char pv[192], w[192];
+		bool same_w, same_h;
+
+		if (pers->e[i].obj != obj || strcmp(pers->e[i].key, key))
+			continue;
+		snprintf(pv, sizeof(pv), "%s", pers->e[i].val);
+		snprintf(w, sizeof(w), "%s", want);
+		norm_ws(pv);
+		norm_ws(w);
+		same_w = !strcmp(pv, w);
+		same_h = have && !strcmp(pv, have);
+		if (!open)
+			open_json_array(PRINT_JSON, "persisted");
+		open = true;
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "value", NULL, pers->e[i].val);
+		print_string(PRINT_JSON, "file", NULL, pers->e[i].src);
+		close_json_object();
+		if (same_w && same_h)
+			continue;
+		print_text("    persisted %s %s (%s), running %s, profile %s\n", key,
+			   pers->e[i].val, pers->e[i].src, have ? have : "n/a", want);
+		bad += !same_w;
+	}
+	if (open)
+		close_json_array(PRINT_JSON, NULL);
+	return bad;
+}
+
 /* One row of profile verify: what the profile wants and what the device has (NULL: it cannot
- * say); the status, "ok", "drift" or "unsupported". */
-static const char *verify_row(const char *object, const char *key, const char *want,
-			      const char *have, bool same)
+ * say), the status, "ok", "drift" or "unsupported", and what persists; returns the row's drift
+ * (0, or 1 and more where the persisted configuration disagrees). */
+static unsigned int verify_row(const char *object, const char *key, const char *want,
+			       const char *have, bool same, const struct persist *pers, int sect)
 {
 	const char *st = !have ? "unsupported" : same ? "ok" : "drift";
+	unsigned int bad;
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "object", "  %-9s", object);
@@ -51,8 +93,9 @@ static const char *verify_row(const char *object, const char *key, const char *w
 	else
 		print_na("have", " have %-8s");
 	print_string(PRINT_ANY, "status", " %s\n", st);
+	bad = verify_persisted(pers, sect, key, want, have);
 	close_json_object();
-	return st;
+	return (strcmp(st, "ok") != 0) + bad;
 }
 
 /* The value every NAPI of dev has for key (netdev napi-get, else the device's sysfs file);
@@ -122,23 +165,30 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 {
 	static const int sects[] = { PS_COALESCE, PS_RING, PS_CHANNELS };
 	struct profile *p = malloc(sizeof(*p));
+	struct persist *pers = malloc(sizeof(*pers));
 	struct prof_dev d;
 	struct nl_sock ns;
 	unsigned int i, drift = 0, checked = 0;
 	int ret;
 
-	if (!p)
+	if (!p || !pers) {
+		free(p);
+		free(pers);
 		return -ENOMEM;
+	}
 	if (prof_device_ready(dev) || prof_pick(dev, name, force, p, &d)) {
 		free(p);
+		free(pers);
 		return -EIO;
 	}
 	ret = nl_open_genl(&ns, "ethtool");
 	if (ret) {
 		et_err("cannot open ethtool netlink: %s", strerror(-ret));
 		free(p);
+		free(pers);
 		return ret;
 	}
+	persist_load(dev, pers);
 	new_json_obj(et_opts.json);
 	print_string(PRINT_ANY, "profile", "profile %s", p->name);
 	print_string(PRINT_ANY, "dev", " on %s\n", dev);
@@ -158,7 +208,6 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 			const struct et_param *prm;
 			char have[64];
 			uint64_t want = 0;
-			const char *st;
 			bool known;
 
 			if (kv->sect != sects[i])
@@ -168,9 +217,8 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 			known = have_obj && vals_has(&cur, prm->attr);
 			if (known)
 				obj_format_val(prm, cur.v[prm->attr], have, sizeof(have));
-			st = verify_row(obj->name, kv->key, kv->val, known ? have : NULL,
-					known && cur.v[prm->attr] == want);
-			drift += strcmp(st, "ok") != 0;
+			drift += verify_row(obj->name, kv->key, kv->val, known ? have : NULL,
+					    known && cur.v[prm->attr] == want, pers, sects[i]);
 			checked++;
 		}
 	}
@@ -178,20 +226,17 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 		const struct prof_kv *kv = &p->kv[i];
 		char have[64];
 		bool known, match;
-		const char *st;
 
 		if (kv->sect != PS_NAPI && kv->sect != PS_BQL)
 			continue;
 		known = (kv->sect == PS_NAPI ? verify_napi : verify_bql)(
 			dev, kv->key, kv->val, have, sizeof(have), &match);
-		st = verify_row(prof_sect_name(kv->sect), kv->key, kv->val, known ? have : NULL,
-				known && match);
-		drift += strcmp(st, "ok") != 0;
+		drift += verify_row(prof_sect_name(kv->sect), kv->key, kv->val, known ? have : NULL,
+				    known && match, pers, kv->sect);
 		checked++;
 	}
 	for (i = 0; i < p->n; i++) {
 		char have[256], want[sizeof(p->kv[i].val)];
-		const char *st;
 
 		if (p->kv[i].sect != PS_SYSCTL)
 			continue;
@@ -199,12 +244,12 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 			snprintf(want, sizeof(want), "%s", p->kv[i].val);
 			norm_ws(have);
 			norm_ws(want);
-			st = verify_row("sysctl", p->kv[i].key, p->kv[i].val, have,
-					!strcmp(have, want));
+			drift += verify_row("sysctl", p->kv[i].key, p->kv[i].val, have,
+					    !strcmp(have, want), pers, PS_SYSCTL);
 		} else {
-			st = verify_row("sysctl", p->kv[i].key, p->kv[i].val, NULL, false);
+			drift += verify_row("sysctl", p->kv[i].key, p->kv[i].val, NULL, false, pers,
+					    PS_SYSCTL);
 		}
-		drift += strcmp(st, "ok") != 0;
 		checked++;
 	}
 	close_json_array(PRINT_JSON, NULL);
@@ -213,6 +258,7 @@ int profile_verify(const char *dev, const char *name, bool force, unsigned int *
 	delete_json_obj();
 	nl_close(&ns);
 	free(p);
+	free(pers);
 	*ndrift = drift;
 	return 0;
 }
