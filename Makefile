@@ -118,6 +118,15 @@ check: all unit
 		ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 		UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}) O=$(O) ./tests/run.sh
 
+# The quick suite, for while you work: unit and ns natively (no sanitizers, no fuzzing, no
+# guest), QUICK_JOBS files at a time (tests/run.sh's ETHTUNE_JOBS), with the smaller campaigns
+# the san suite runs (the signal campaign's 4 trials an operation, 1 round of each iperf3
+# comparison). `make check` is CI's: every campaign at its full size.
+QUICK_JOBS	?= 4
+check-quick: all unit
+	ETHTUNE_SUITES="unit ns" ETHTUNE_JOBS=$(QUICK_JOBS) ETHTUNE_POOL=one SIG_TRIALS=$${SIG_TRIALS:-4} \
+		PROBE_IPERF_ROUNDS=$${PROBE_IPERF_ROUNDS:-1} O=$(O) ./tests/run.sh
+
 # Fuzzing with clang's libFuzzer (ASan and UBSan on): one harness per input the tool parses,
 # each run for FUZZ_TIME seconds from its corpus in tests/fuzz/corpus/NAME (what it finds new
 # stays in $(O)/fuzz/corpus/NAME). The tool's objects are rebuilt with clang in $(O)/fuzz.
@@ -163,7 +172,7 @@ format:
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit readmes deps config check lab-check bench install format clean fuzz fuzz-build FORCE
+.PHONY: all unit readmes deps config check check-quick lab-check bench install format clean fuzz fuzz-build FORCE
 .SECONDARY:
 
 # The main job against the built-in lab (see README).

@@ -42,6 +42,7 @@ guest_demo() {
 		--peer-netns $LAB_NS_B --duration 1 --budget 30
 	"$ET" restore
 	lab_unsplit
+	lab_txsim_reload
 }
 
 if [ -n "${LAB_GUEST:-}" ]; then guest_demo; exit; fi

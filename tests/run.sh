@@ -26,7 +26,8 @@ fi
 LOG="$ROOT/$O/test-logs"
 mkdir -p "$LOG"
 FAILED=$(mktemp)
-trap 'rm -f "$FAILED"; rm -rf "${TBIN:-}"' EXIT
+TIMES=$(mktemp)
+trap 'rm -f "$FAILED" "$TIMES"; rm -rf "${TBIN:-}"' EXIT
 LAB_KERNELS=${LAB_KERNELS:-"stable sid"}
 SAN_LATER=""
 case " $SUITES " in *" san "*) [ -z "${ETHTUNE_IN_SAN:-}" ] && SAN_LATER=1 ;; esac
@@ -52,21 +53,82 @@ count() {	# count NAME FILE: KTAP/TAP result lines of one test file's output
 	grep -E '^ *not ok [0-9]+' "$f" | sed "s|^ *|$name: |" >>"$FAILED"
 }
 
-run_one() {	# run_one NAME TIMEOUT CMD...: a file that exits non-zero without a failed line fails once
-	local name=$1 to=$2 out rc t0=$SECONDS; shift 2
+# exec_one NAME TIMEOUT CMD...: runs one file, its output and status kept for report_one
+exec_one() {
+	local name=$1 to=$2 out t0=$SECONDS; shift 2
 	out="$LOG/$(echo "$name" | tr '/' '_').log"
-	echo "# ---- $name"
 	timeout -k 10 "$to" "$@" >"$out" 2>&1
-	rc=$?
+	echo $? >"$out.rc"
+	echo $((SECONDS - t0)) >"$out.secs"
+}
+
+# report_one NAME: prints a file's output and counts it; a file that exits non-zero without a
+# failed line fails once
+report_one() {
+	local name=$1 out rc secs
+	out="$LOG/$(echo "$name" | tr '/' '_').log"
+	rc=$(cat "$out.rc") secs=$(cat "$out.secs")
+	rm -f "$out.rc" "$out.secs"
+	echo "# ---- $name"
 	cat "$out"
-	echo "# ---- $name: $((SECONDS - t0)) s"
+	echo "# ---- $name: $secs s"
+	echo "$secs $name" >>"$TIMES"
 	count "$name" "$out"
-	if [ $rc -ne 0 ] && [ "$last_fail" -eq 0 ]; then
+	if [ "$rc" -ne 0 ] && [ "$last_fail" -eq 0 ]; then
 		echo "not ok - $name exited with status $rc"
 		echo "$name: exited with status $rc" >>"$FAILED"
 		fail=$((fail + 1))
 	fi
 }
+
+run_one() {	# run_one NAME TIMEOUT CMD...
+	exec_one "$@"
+	report_one "$1"
+}
+
+# The unit and ns files of a suite run ETHTUNE_JOBS (2; make check-quick 4) at a time, their
+# reports in order once all have run: most of them wait on timeouts and fixed-length flows, not
+# on a CPU. A file that says "# jobs: alone" (it compares speeds, or holds something to a bound
+# in time) runs by itself. The lab runs one file at a time.
+JOBS=${ETHTUNE_JOBS:-2}
+# ETHTUNE_POOL=one (make check-quick): the unit and ns suites share one pool, run once both are
+# queued, so that unit's build checks overlap ns's flows; the files alone run first
+POOL=${ETHTUNE_POOL:-suite}
+QUEUE=()
+run_pooled() {	# run_pooled NAME TIMEOUT CMD...: run_one, or queued for the suite's pool
+	if [ "$JOBS" -gt 1 ]; then QUEUE+=("$(printf '%q ' "$@")"); else run_one "$@"; fi
+}
+# the longest first, by tests/timing.ref (a file it does not know counts as a minute), so that
+# a long file does not start last and run on alone
+by_length() {	# by_length: the queue's entries, longest first
+	local j
+	for j in "${QUEUE[@]}"; do
+		printf '%s\t%s\n' "$(awk -v n="${j%% *}" '$2 == n { print $1; f = 1 }
+			END { if (!f) print 60 }' tests/timing.ref 2>/dev/null || echo 60)" "$j"
+	done | sort -t "$(printf '\t')" -k1,1rn -s | cut -f2-
+}
+run_pool() {	# runs and reports what run_pooled queued
+	local j p n pids=()
+	[ ${#QUEUE[@]} -gt 0 ] || return 0
+	mapfile -t QUEUE < <(by_length)
+	for j in "${QUEUE[@]}"; do
+		while :; do
+			n=0
+			for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done
+			[ $n -lt "$JOBS" ] && break
+			sleep 0.2
+		done
+		eval "exec_one $j" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	for j in "${QUEUE[@]}"; do eval "report_one $j"; done
+	QUEUE=()
+}
+alone() {	# alone FILE: the file must not share the machine with another test file
+	grep -q '^# jobs: alone' "$1"
+}
+export CMOCKA_MESSAGE_OUTPUT=TAP
 
 for suite in $SUITES; do
 	case $suite in
@@ -74,7 +136,7 @@ for suite in $SUITES; do
 		for t in "$O"/tests/test_*; do
 			[ -x "$t" ] || continue
 			case ${t##*/} in $FILTER) ;; *) continue ;; esac
-			CMOCKA_MESSAGE_OUTPUT=TAP run_one "unit/${t##*/}" 120 "$t"
+			run_pooled "unit/${t##*/}" 120 "$t"
 		done
 		# checks of the source tree itself (layering, knowledge in step)
 		for t in tests/unit/*.sh; do
@@ -85,23 +147,46 @@ for suite in $SUITES; do
 				echo "# ---- unit/${t##*/}: not under sanitizers (# san: no)"
 				continue
 			fi
-			run_one "unit/${t##*/}" 120 bash "$t"
-		done ;;
+			to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -1)
+			if alone "$t"; then run_one "unit/${t##*/}" "${to:-120}" bash "$t"
+			else run_pooled "unit/${t##*/}" "${to:-120}" bash "$t"; fi
+		done
+		[ "$POOL" = one ] || run_pool ;;
 	lab)
 		# once per kernel of LAB_KERNELS; a file names the kernels it supports in a
-		# "# kernels: stable sid" line (none: stable only); results on sid are lab@sid/FILE
+		# "# kernels: stable sid" line (none: stable only); results on sid are lab@sid/FILE.
+		# One guest per kernel runs all its files in turn (tests/lab/vm.sh session: a clean
+		# guest state for each, a fresh boot after one that died); each file's host part
+		# relays its result as it comes. LAB_SESSION=0: a boot per file, as `bash FILE` does.
 		for k in $LAB_KERNELS; do
+			files=()
 			for t in tests/lab/*.sh; do
 				[ -f "$t" ] || continue
 				case ${t##*/} in $FILTER) ;; *) continue ;; esac
 				ks=$(sed -n 's/^# kernels: //p' "$t" | head -1)
-				case " ${ks:-stable} " in *" $k "*) ;; *) continue ;; esac
+				case " ${ks:-stable} " in *" $k "*) files+=("$t") ;; esac
+			done
+			[ ${#files[@]} -gt 0 ] || continue
+			sess="" spid=""
+			if [ "${LAB_SESSION:-}" != 0 ]; then
+				mkdir -p "$O/lab/runs"
+				sess=$(mktemp -d "$ROOT/$O/lab/runs/session-$k.XXXXXX")
+				LAB_KERNEL=$k tests/lab/vm.sh session "$sess" "${files[@]}" \
+					>"$LOG/lab-session-$k.log" 2>&1 &
+				spid=$!
+			fi
+			for t in "${files[@]}"; do
 				to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -1)
 				name=lab/${t##*/}
 				[ "$k" = stable ] || name=lab@$k/${t##*/}
 				run_one "$name" "${ETHTUNE_TEST_TIMEOUT:-${to:-900}}" \
-					env LAB_KERNEL="$k" bash "$t"
+					env LAB_KERNEL="$k" LAB_SESSION="$sess" bash "$t"
 			done
+			if [ -n "$spid" ]; then
+				wait "$spid"
+				# the session's files stay where a file failed (its guests' logs)
+				grep -q "^lab.*: exited\|^lab" "$FAILED" || rm -rf "$sess"
+			fi
 		done ;;
 	ns)
 		for t in tests/$suite/*.sh; do
@@ -122,8 +207,11 @@ for suite in $SUITES; do
 			fi
 			# a file may name its own limit in a "# timeout: S" line
 			to=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$t" | head -1)
-			run_one "$suite/${t##*/}" "${ETHTUNE_TEST_TIMEOUT:-${to:-900}}" bash "$t"
-		done ;;
+			to=${ETHTUNE_TEST_TIMEOUT:-${to:-900}}
+			if alone "$t"; then run_one "$suite/${t##*/}" "$to" bash "$t"
+			else run_pooled "$suite/${t##*/}" "$to" bash "$t"; fi
+		done
+		[ "$POOL" = one ] || run_pool ;;
 	san)
 		echo "# ---- san: make SAN=1"
 		if ! make -s -j"$(nproc)" SAN=1 O=build/san all unit >"$LOG/san-build.log" 2>&1; then
@@ -161,6 +249,24 @@ for suite in $SUITES; do
 			$(cd tests/fuzz && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//') ;;
 	esac
 done
+run_pool	# ETHTUNE_POOL=one: unit's and ns's files, together
+# where the time went: the ten slowest files, and any that grew by more than a minute against
+# tests/timing.ref (a CI run's times; `tests/run.sh` rewrites it with ETHTUNE_TIMING_REF=write)
+if [ -s "$TIMES" ] && [ -z "${ETHTUNE_IN_SAN:-}" ]; then
+	echo "# slowest files (s):"
+	sort -rn "$TIMES" | head -10 | sed 's/^/#   /'
+	awk 'NR == FNR { ref[$2] = $1; next }
+	     ($2 in ref) && $1 > ref[$2] + 60 { printf "#   %s: %d s, %d s in tests/timing.ref (+%d)\n", $2, $1, ref[$2], $1 - ref[$2] }
+	     !($2 in ref) && $1 > 60 { printf "#   %s: %d s, not in tests/timing.ref\n", $2, $1 }' \
+		tests/timing.ref "$TIMES" >"$TIMES.grew" 2>/dev/null
+	if [ -s "$TIMES.grew" ]; then
+		echo "# files that grew by more than a minute:"
+		cat "$TIMES.grew"
+	fi
+	rm -f "$TIMES.grew"
+	[ "${ETHTUNE_TIMING_REF:-}" = write ] && sort -k2 "$TIMES" >tests/timing.ref
+	echo "# total: $SECONDS s ($((SECONDS / 60)) min $((SECONDS % 60)) s) for suites: $SUITES"
+fi
 if [ -s "$FAILED" ] || [ "$fail" -ne 0 ]; then
 	echo "# failed:"
 	sed 's/^/#   /' "$FAILED"

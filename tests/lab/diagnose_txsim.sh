@@ -103,6 +103,7 @@ elif ip link show txsim0 >/dev/null 2>&1; then
 		done
 		txsim_case prompt
 		lab_unsplit
+		lab_txsim_reload
 		for c in $TXSIM_CASES; do
 			case $c in
 			prompt*) check "txsim-$c" "prompt-completion" ;;

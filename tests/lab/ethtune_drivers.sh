@@ -91,6 +91,9 @@ for dev in ee0 vn0 txsim0; do
 	if ! ip link show "$dev" >/dev/null 2>&1; then
 		ktap_skip "$dev: show/set/restore" "no $dev in the guest"; continue
 	fi
+	# up for the test, and as it was afterwards
+	was_up=0
+	ip link show "$dev" | grep -q '[<,]UP[,>]' && was_up=1
 	ip link set "$dev" up
 	drv=$(ethtool -i "$dev" | sed -n 's/^driver: //p')
 	json=$("$ET" --json show "$dev" 2>&1)
@@ -142,6 +145,7 @@ for obj, name in (("coalesce", "coalesce"), ("rings", "ring")):
 		ktap_fail "$dev: every coalesce/ring value back as before (ethtool -c/-g)"
 		diff <(echo "$before") <(echo "$after") | sed 's/^/# /'
 	fi
+	[ $was_up -eq 1 ] || ip link set "$dev" down
 done
 "$ET" restore >/dev/null 2>&1
 rm -rf "$ETHTUNE_STATE_DIR"

@@ -225,6 +225,8 @@ print(a.get('napi') == b.get('napi') and a.get('napi-sysfs') == b.get('napi-sysf
 else
 	ktap_fail "virtio_net pair in two namespaces"
 fi
+# txsim's speed, ring, coalescing and TSO as the module starts them
+lab_txsim_reload
 
 bad=$(lab_dmesg_bad)
 [ -z "$bad" ] && ktap_ok "no WARNING/BUG in dmesg" || { ktap_fail "no WARNING/BUG in dmesg"; printf '%s\n' "$bad" | head -20 | sed 's/^/# /'; }

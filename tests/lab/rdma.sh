@@ -17,6 +17,7 @@ T=$(mktemp -d)
 ktap_header "rdma (guest $(uname -r))"
 modprobe rdma_rxe 2>/dev/null
 ip link set ee0 up
+# the RoCEv2 GID's address, taken away again at the end
 ip addr add 198.18.10.1/24 dev ee0 2>/dev/null
 for _ in $(seq 20); do grep -q up /sys/class/net/ee0/operstate && break; sleep 0.5; done
 has_rxe() { rdma link show 2>/dev/null | grep -q "^link rxe0/"; }
@@ -25,6 +26,7 @@ for _ in $(seq 20); do rdma link show 2>/dev/null | grep -q "^link rxe0/.*ACTIVE
 ktap_diag "$(rdma link show 2>&1)"
 
 if ! has_rxe; then
+	ip addr del 198.18.10.1/24 dev ee0 2>/dev/null
 	ktap_skip "rdma list shows rxe0" "no rdma_rxe in this guest"; ktap_finish; exit
 fi
 
@@ -95,5 +97,6 @@ else
 	ktap_skip "rdma probe --cq-count on rxe0 fails plainly" "this rxe supports moderation"
 fi
 ktap_check_fail "rdma caps of a missing device fails" "$ET" rdma caps nosuch0
+ip addr del 198.18.10.1/24 dev ee0 2>/dev/null
 rm -rf "$T"
 ktap_finish

@@ -107,6 +107,7 @@ if ip link show txsim0 >/dev/null 2>&1; then
 		ktap_fail "tune wrote a profile"
 	fi
 	lab_unsplit
+	lab_txsim_reload
 else
 	ktap_fail "txsim tune: txsim.ko loaded"
 fi

@@ -45,8 +45,10 @@ print('netdev family %s; queues %s; napis %s; qstats %s; errors %s' % (j['family
                  if k not in ('ifindex', 'queue-type', 'queue-id')))),
     j['errors'] or 'none'))"); BQL stall files: $($ns sh -c "ls $q 2>/dev/null" | grep -c stall)"
 }
+# vn0 up for its NAPI, and down again as the boot left it
 ip link set vn0 up 2>/dev/null
 for d in ee0 vn0; do show_dev $d; done
+ip link set vn0 down 2>/dev/null
 
 for d in txsim0 txsim1; do ethtool -s $d speed 1000; done
 if ! lab_split txsim0 txsim1; then

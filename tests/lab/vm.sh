@@ -258,10 +258,11 @@ boot() {
 }
 
 cmd_run() {
-	local to=600 mem=${LAB_MEM:-1536} keep=0 rd rc qpid out= c
+	local to=600 mem=${LAB_MEM:-1536} keep=0 rd="" rc qpid out= c
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--timeout) to=$2; shift 2 ;;
+		--rundir) rd=$2; keep=1; shift 2 ;;
 		--mem) mem=$2; shift 2 ;;
 		--keep) keep=1; shift ;;
 		--out) out=$2; shift 2 ;;
@@ -272,7 +273,7 @@ cmd_run() {
 	[ $# -gt 0 ] || die "usage: vm.sh run [--timeout S] [--mem MB] [--keep] -- CMD..."
 	setup || die "setup failed"
 	mkdir -p "$LAB/runs"
-	rd=$(mktemp -d "$LAB/runs/run.XXXXXX")
+	[ -n "$rd" ] || rd=$(mktemp -d "$LAB/runs/run.XXXXXX")
 	chmod 777 "$rd"
 	{
 		local v
@@ -342,40 +343,118 @@ cmd_run() {
 	return "$rc"
 }
 
-# Without arguments (tests/run.sh): boot once and check the devices and modules are there.
-selftest() {
-	. "$ROOT/tests/lib/ktap.sh"
-	ktap_header "lab: qemu guest boot and devices ($LAB_KERNEL kernel)"
-	. "$LAB_SRC/lib/host.sh"
-	if ! command -v apt-get >/dev/null; then
-		lab_unavailable "lab boots" "no apt-get to install the lab"; ktap_finish; return
-	fi
-	if ! setup >"$O/lab-setup-$LAB_KERNEL.log" 2>&1; then
-		lab_unavailable "lab boots" \
-			"lab setup failed (no network?); see $O/lab-setup-$LAB_KERNEL.log"
-		ktap_finish; return
-	fi
-	local out rc
-	out=$(cmd_run --timeout 300 -- bash -c '
-		for d in ee0 ee1 vn0 vn1 txsim0 txsim1; do
-			printf "%s %s\n" $d "$(basename "$(readlink /sys/class/net/$d/device/driver 2>/dev/null ||
-				ethtool -i $d | sed -n "s/^driver: //p")")"
-		done
-		rdma link show 2>/dev/null | grep -q rxe0 && echo "rxe0 ok"
-		lsmod | grep -q "^txsim" && echo "txsim loaded"; echo "uname -r: $(uname -r)"' 2>&1)
+# session DIR FILE...: the lab files in one guest (booted again only after one died), in order.
+# Each file's result lands in DIR/res/NAME/ (output, and rc once nothing more will run it; the
+# host's notes of its guests in DIR/notes.NAME); a file's host part waits there for it
+# (lab_host_run). A guest that dies in a file marks that file failed and boots again for the
+# rest; one whose kernel failed on the emulator (LAB_HUNG) runs the file once more first.
+cmd_session() {
+	local s=$1 f name to t n=0 rc cur wd
+	shift
+	mkdir -p "$s/res" && chmod 777 "$s" || return 1
+	echo $$ >"$s/pid"
+	setup >"$s/setup.log" 2>&1
 	rc=$?
-	printf '%s\n' "$out" | sed 's/^/# /'
-	local abi
-	abi=$(cat "$LAB/$LAB_KERNEL.abi")
-	printf '%s\n' "$out" | grep -qx "uname -r: $abi" &&
-		ktap_ok "the guest booted $LAB_KERNEL's kernel $abi" ||
-		ktap_fail "the guest booted $LAB_KERNEL's kernel $abi"
-	[ $rc -eq 0 ] && ktap_ok "guest boots and runs a command" || ktap_fail "guest boots and runs a command (status $rc)"
-	for e in "ee0 e1000e" "ee1 e1000e" "vn0 virtio_net" "vn1 virtio_net" "txsim0 txsim" "txsim1 txsim"; do
-		printf '%s\n' "$out" | grep -qx "$e" && ktap_ok "device ${e% *} is ${e#* }" ||
-			ktap_fail "device ${e% *} is ${e#* }"
+	echo $rc >"$s/setup.rc"
+	[ $rc -eq 0 ] || return 1
+	# each file's guest time limit, as its own lab_host_run names it
+	: >"$s/plan.all"
+	for f in "$@"; do
+		f=$(cd "$(dirname "$f")" && pwd)/$(basename "$f")
+		to=$(LAB_SESSION_PLAN=1 bash "$f" 2>/dev/null | tail -1)
+		case $to in ''|*[!0-9]*) to=600 ;; esac
+		echo "$(basename "$f" .sh) $to $f" >>"$s/plan.all"
 	done
-	printf '%s\n' "$out" | grep -qx "rxe0 ok" && ktap_ok "rdma_rxe link rxe0 on ee0" ||
+	cp "$s/plan.all" "$s/plan"
+	while [ -s "$s/plan" ]; do
+		n=$((n + 1))
+		t=$(awk '{ t += $2 + 60 } END { print t + 120 }' "$s/plan")
+		session_watchdog "$s" &
+		wd=$!
+		cmd_run --rundir "$s" --timeout "$t" -- bash "$LAB_SRC/lib/session-guest.sh" \
+			/tmp/lab-out/plan >"$s/boot-$n.log" 2>&1
+		rc=$?
+		kill $wd 2>/dev/null
+		wait $wd 2>/dev/null
+		# what ran to the end is final; the first file without an rc is where the guest died
+		: >"$s/plan.next"
+		cur=""
+		while read -r name to f; do
+			if [ -f "$s/res/$name/rc" ]; then
+				[ -z "$cur" ] && continue
+			elif [ -z "$cur" ]; then
+				cur=$name
+				session_died "$s" "$name" "$rc" "$n" && continue
+			fi
+			echo "$name $to $f" >>"$s/plan.next"
+		done <"$s/plan"
+		mv "$s/plan.next" "$s/plan"
+	done
+	return 0
+}
+
+# session_died DIR NAME STATUS BOOT: the guest died in NAME; 1 when NAME is to run again
+session_died() {
+	local s=$1 name=$2 rc=$3 n=$4 r=$1/res/$2
+	[ "$rc" -eq 0 ] && rc=125
+	if [ -f "$r/started" ] && [ "$rc" -eq $LAB_HUNG ] && [ ! -f "$s/retried.$name" ]; then
+		: >"$s/retried.$name"
+		{
+			echo "the guest kernel failed on the emulator (a soft lockup, or a stale int3" \
+				"of code patching) in the first run; running $name again:"
+			grep -ao 'BUG: soft lockup.*\|int3: 0000.*\|Kernel panic.*\|RIP: 0010.*' \
+				"$s/boot-$n.log" | awk '!s[$0]++' | head -n 3 | sed 's/^/  /'
+		} >>"$s/notes.$name"
+		mv "$r/output" "$s/output1.$name" 2>/dev/null
+		rm -f "$r/started"
+		return 1
+	fi
+	mkdir -p "$r"
+	[ -f "$r/started" ] || echo "the guest died before $name started" >>"$s/notes.$name"
+	echo "the guest did not finish $name (status $rc); the host's log of that boot:" \
+		>>"$s/notes.$name"
+	tail -n 40 "$s/boot-$n.log" | tr -d '\r' | sed 's/^/  /' >>"$s/notes.$name"
+	echo "$rc" >"$r/rc"
+	return 0
+}
+
+# session_watchdog DIR: ends the guest once a file has run 60 s past its time limit (a guest
+# that hangs without a soft lockup's report would otherwise hold the session to its end)
+session_watchdog() {
+	local s=$1 name to f cur="" since=0
+	while sleep 5; do
+		while read -r name to f; do
+			[ -f "$s/res/$name/started" ] && [ ! -f "$s/res/$name/rc" ] || continue
+			[ "$cur" = "$name" ] || { cur=$name; since=$SECONDS; }
+			if [ $((SECONDS - since)) -gt $((to + 60)) ]; then
+				pkill -f "path=$s,mount_tag=labout"
+				return
+			fi
+			break
+		done <"$s/plan"
+	done
+}
+
+# Without arguments (tests/run.sh): in the guest, check the devices and modules are there.
+selftest() {
+	local ET=${ETHTUNE:-$O/ethtune} abi e d
+	. "$ROOT/tests/lib/ktap.sh"
+	. "$LAB_SRC/lib/host.sh"
+	lab_host_run "$LAB_SRC/vm.sh" 300 "lab: qemu guest boot and devices ($LAB_KERNEL kernel)"
+	# ---- guest ----
+	ktap_header "lab: the guest's kernel and devices"
+	abi=$(cat "$LAB/$LAB_KERNEL.abi" 2>/dev/null)
+	[ "$(uname -r)" = "$abi" ] && ktap_ok "the guest booted $LAB_KERNEL's kernel $abi" ||
+		ktap_fail "the guest booted $LAB_KERNEL's kernel $abi (uname -r: $(uname -r))"
+	ktap_ok "guest boots and runs a command"
+	for e in "ee0 e1000e" "ee1 e1000e" "vn0 virtio_net" "vn1 virtio_net" "txsim0 txsim" \
+		"txsim1 txsim"; do
+		d=$(basename "$(readlink "/sys/class/net/${e% *}/device/driver" 2>/dev/null ||
+			ethtool -i "${e% *}" | sed -n "s/^driver: //p")")
+		[ "$d" = "${e#* }" ] && ktap_ok "device ${e% *} is ${e#* }" ||
+			ktap_fail "device ${e% *} is ${e#* } (driver '$d')"
+	done
+	rdma link show 2>/dev/null | grep -q rxe0 && ktap_ok "rdma_rxe link rxe0 on ee0" ||
 		ktap_fail "rdma_rxe link rxe0 on ee0"
 	ktap_finish
 }
@@ -388,6 +467,7 @@ shell)
 	mkdir -p "$LAB/runs" && rd=$(mktemp -d "$LAB/runs/shell.XXXXXX")
 	boot shell "$rd" 0 "${LAB_MEM:-1536}"
 	rm -rf "$rd" ;;
+session) shift; cmd_session "$@" ;;
 "") selftest ;;
-*) die "usage: vm.sh [setup | run [--timeout S] [--mem MB] [--keep] -- CMD... | shell]" ;;
+*) die "usage: vm.sh [setup | run [--timeout S] [--mem MB] [--keep] -- CMD... | session DIR FILE... | shell]" ;;
 esac

@@ -1,5 +1,6 @@
 #!/bin/bash
 # sweep tsq and diagnose on a host veth pair: software-device verdict, restore, bad input.
+# jobs: alone (its sweep frags flips net.core.high_order_alloc_disable, which every namespace shares)
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/veth.sh"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # ethtune probe/serve on a veth pair between two namespaces: every test kind, seed workloads,
 # RR percentiles, confidence-loop stop reasons and the JSON environment snapshot.
+# jobs: alone (it reads each end's CPU accounting under a flow)
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/probe_env.sh"

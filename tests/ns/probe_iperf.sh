@@ -8,6 +8,7 @@
 # by scheduling delay instead (a CI: iperf3 2.0-2.3 Gbit/s, ethtune 2.6-2.8, both below the 2.87
 # the shaper passes). The goodput the shaper passes is printed beside the medians.
 # san: no
+# jobs: alone (it compares speeds: another file beside it would set them)
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/probe_env.sh"

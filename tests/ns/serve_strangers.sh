@@ -2,6 +2,7 @@
 # serve on a shared network: strangers that never finish a handshake cannot keep it busy, and a
 # client with the key (or, without one, a client that completes its hello) is served at once.
 # timeout: 180
+# jobs: alone (each probe must be served within a bound in time)
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/probe_env.sh"

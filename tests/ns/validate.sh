@@ -1,5 +1,6 @@
 #!/bin/bash
 # ethtune validate on a host veth pair: KTAP that parses, what runs passes, software-device SKIPs with their reasons, a failing bound, a dying peer, stop signals and kill -9 restored, bad input.
+# jobs: alone (its reconfig and counters checks hold a flow to bounds in time)
 set -u
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/veth.sh"

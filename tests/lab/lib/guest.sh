@@ -4,6 +4,8 @@ LAB_NS_B=lab-b
 # Under TCG a python3 start costs the guest 0.4 s and importing jsonschema 2.5 s: the schema checks
 # of a file run in one python3 at its end (tests/lib/ktap.sh), and JSON is read with jq.
 KTAP_SCHEMA_BATCH=1
+# and the host checks them (lab_relay), from what the guest leaves in $LAB_OUT/out
+if [ -n "${LAB_OUT:-}" ]; then KTAP_SCHEMA_HOST=$LAB_OUT/out; fi
 
 # lab_split DEV_A DEV_B [SUBNET]: DEV_A into netns lab-a as 198.18.SUBNET.1, DEV_B into lab-b as .2.
 lab_split() {
@@ -23,14 +25,23 @@ lab_split() {
 	return 1
 }
 
-# lab_unsplit: deletes the namespaces; their devices return to the initial namespace.
+# lab_unsplit: deletes the namespaces; their devices return to the initial namespace, as the
+# boot left them (ee0 up, rxe0 on it: tests/lab/lib/guest-setup.sh)
 lab_unsplit() {
-	local ns
+	local ns i moved=0
 	for ns in $LAB_NS_A $LAB_NS_B; do
 		ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
-		ip netns del $ns 2>/dev/null
+		ip netns del $ns 2>/dev/null && moved=1
 	done
-	sleep 0.3
+	[ $moved -eq 1 ] || return 0
+	# a deleted namespace's devices come back once its cleanup has run
+	for i in $(seq 100); do
+		[ -e /sys/class/net/ee0 ] && [ -e /sys/class/net/ee1 ] && [ -e /sys/class/net/vn0 ] &&
+			[ -e /sys/class/net/vn1 ] && { [ ! -d /sys/module/txsim ] ||
+			{ [ -e /sys/class/net/txsim0 ] && [ -e /sys/class/net/txsim1 ]; }; } && break
+		sleep 0.1
+	done
+	bash "$(dirname "${BASH_SOURCE[0]}")/guest-setup.sh" >/dev/null 2>&1
 	return 0
 }
 
@@ -60,6 +71,12 @@ lab_dmesg_bad() {
 # host passes it as lab.txsim=, tests/lab/vm.sh)
 lab_txsim_ko() {
 	tr ' ' '\n' </proc/cmdline | sed -n 's/^lab\.txsim=//p'
+}
+
+# lab_txsim_reload: txsim0/txsim1 as the boot left them (the module's defaults: delay_us,
+# fifo_bytes, speed, coalescing, rings, flags), for a file that changed them to put back
+lab_txsim_reload() {
+	rmmod txsim && insmod "$(lab_txsim_ko)"
 }
 
 # lab_stat DEV NAME [NETNS]: one ethtool -S counter

@@ -10,12 +10,66 @@ lab_unavailable() {
 	if [ "${CI:-}" = true ]; then ktap_fail "$1 ($2)"; else ktap_skip "$1" "$2"; fi
 }
 
+# lab_session_result NAME: the file's result from the lab session that runs it (tests/run.sh
+# starts one guest per kernel for all its files: tests/lab/vm.sh session), relayed as the file's
+# own; exits
+lab_session_result() {
+	local name=$1 s=$LAB_SESSION r=$LAB_SESSION/res/$1 odir rc l
+	odir=$ROOT/${O:-build}/lab-out/$name-${LAB_KERNEL:-stable}
+	until [ -f "$s/setup.rc" ] && { [ "$(cat "$s/setup.rc")" != 0 ] || [ -f "$r/rc" ]; }; do
+		if ! kill -0 "$(cat "$s/pid" 2>/dev/null)" 2>/dev/null && [ ! -f "$r/rc" ]; then
+			ktap_fail "$name: the lab session ended before it ran (see $s)"
+			ktap_finish; exit 1
+		fi
+		sleep 1
+	done
+	if [ "$(cat "$s/setup.rc")" != 0 ]; then
+		lab_unavailable "$name lab" "lab setup failed; see $s/setup.log"
+		sed 's/^/# /' "$s/setup.log" | tail -20
+		ktap_finish; exit 0
+	fi
+	[ -x "$ET" ] || { ktap_fail "ethtune is built ($ET)"; ktap_finish; exit 1; }
+	if [ -f "$s/notes.$name" ]; then
+		while IFS= read -r l; do ktap_diag "$l"; done <"$s/notes.$name"
+	fi
+	rc=$(cat "$r/rc")
+	rm -rf "$odir"
+	[ -d "$r/out" ] && mkdir -p "$odir" && cp -r "$r/out/." "$odir/"
+	lab_relay "$rc" <"$r/output"
+}
+
+# lab_relay STATUS: a guest run's KTAP on stdin, numbered as this file's; its closing checks
+lab_relay() {
+	local l d
+	while IFS= read -r l; do
+		case $l in
+		"ok "*" # SKIP "*) d=${l#ok * }; ktap_skip "${d%% # SKIP *}" "${d#* # SKIP }" ;;
+		"ok "*) d=${l#ok }; ktap_ok "${d#* }" ;;
+		"not ok "*) d=${l#not ok }; ktap_fail "${d#* }" ;;
+		"KTAP version"*|"1.."*) ;;
+		"#@ktap-schema "*) KTAP_SCHEMA_Q=$odir/${l#* } ktap_schema_flush ;;
+		"# "*) ktap_diag "${l#\# }" ;;
+		*) ktap_diag "$l" ;;
+		esac
+	done
+	[ "$1" -eq 0 ] || [ "$KTAP_FAILED" -gt 0 ] || ktap_fail "guest run finished (status $1)"
+	if declare -F lab_host_after >/dev/null; then lab_host_after "$odir"; fi
+	ktap_finish
+	exit
+}
+
 lab_host_run() {
 	local file timeout=$2 desc=$3 out rc l d name try slog odir
 	[ -n "${LAB_GUEST:-}" ] && return 0
+	# a lab session asks each file for its guest time limit before it boots (vm.sh session)
+	[ -n "${LAB_SESSION_PLAN:-}" ] && { echo "$timeout"; exit 0; }
 	file=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 	name=$(basename "$file" .sh)
 	ktap_header "$desc"
+	if [ -n "${LAB_SESSION:-}" ]; then
+		lab_session_result "$name"
+		return
+	fi
 	if [ ! -x "$ROOT/tests/lab/vm.sh" ] || ! command -v qemu-system-x86_64 >/dev/null; then
 		lab_unavailable "$name lab" "no lab (tests/lab/vm.sh or qemu missing)"; ktap_finish; exit 0
 	fi
@@ -47,18 +101,5 @@ lab_host_run() {
 			head -n 3 | sed 's/^/  /' |
 			while IFS= read -r l; do ktap_diag "$l"; done
 	done
-	while IFS= read -r l; do
-		case $l in
-		"ok "*" # SKIP "*) d=${l#ok * }; ktap_skip "${d%% # SKIP *}" "${d#* # SKIP }" ;;
-		"ok "*) d=${l#ok }; ktap_ok "${d#* }" ;;
-		"not ok "*) d=${l#not ok }; ktap_fail "${d#* }" ;;
-		"KTAP version"*|"1.."*) ;;
-		"# "*) ktap_diag "${l#\# }" ;;
-		*) ktap_diag "$l" ;;
-		esac
-	done <<<"$out"
-	[ $rc -eq 0 ] || [ "$KTAP_FAILED" -gt 0 ] || ktap_fail "guest run finished (status $rc)"
-	if declare -F lab_host_after >/dev/null; then lab_host_after "$odir"; fi
-	ktap_finish
-	exit
+	lab_relay "$rc" <<<"$out"
 }
