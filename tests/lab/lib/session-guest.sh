@@ -119,7 +119,18 @@ lab_reset() {
 	done
 }
 
-find /tmp -mindepth 1 -maxdepth 1 ! -name lab-out -exec rm -rf {} + 2>/dev/null
+# lab_clean_tmp: the guest's /tmp (a tmpfs) emptied for the next file, but for the session's
+# output and a checkout under /tmp (CI clones there): init binds that over the tmpfs, read-only,
+# and rm -rf would walk all of it over 9p, some 40,000 files and 25 s a file, to delete nothing
+lab_clean_tmp() {
+	local keep=${ROOT#/tmp/}
+	keep=${keep%%/*}
+	[ "${ROOT#/tmp/}" != "$ROOT" ] || keep=""
+	find /tmp -mindepth 1 -maxdepth 1 ! -name lab-out ${keep:+! -name "$keep"} -exec rm -rf {} + \
+		2>/dev/null
+}
+
+lab_clean_tmp
 t0=$(date +%s.%N)
 lab_state >"$SNAP/state"
 awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "session: the boot state recorded in %.1f s\n", b - a }'
@@ -148,7 +159,7 @@ while read -r name to file; do
 		echo "not ok 0 $name: no WARNING/BUG in the guest's kernel log, its reset included"
 		printf '%s\n' "$bad" | head -20 | sed 's/^/#   /'
 	fi >>"$d/output"
-	find /tmp -mindepth 1 -maxdepth 1 ! -name lab-out -exec rm -rf {} + 2>/dev/null
+	lab_clean_tmp
 	awk -v a="$t0" -v b="$t1" -v c="$(date +%s.%N)" \
 		'BEGIN { printf "# session: the file ran %.1f s, the reset after it %.1f s\n", b - a, c - b }' \
 		>>"$d/output"
