@@ -20,6 +20,8 @@ int prof_check_value(int sect, const char *key, const char *val, char *msg, size
 int prof_for_items(const char *val, int (*fn)(const char *item, void *ctx), void *ctx);
 /* "15b3:1003" or "15b3:*"; vendor and device as hex (*dev -1: any). 0 or -EINVAL. */
 int prof_parse_pci_id(const char *s, unsigned int *ven, int *dev);
+/* s without its leading and trailing white space (the trailing cut in place) */
+char *prof_trim(char *s);
 /* Kernel range item: ">=5.4", ">5.4", "<6.16", "<=6.15", "=6.1", "5.4-6.15". ctx: release to
  * test, or NULL to check syntax only. Returns 0 when satisfied, 1 when not, -EINVAL. */
 int prof_kernel_item(const char *item, void *ctx);

@@ -53,7 +53,8 @@ static bool in_list(const char *const *l, const char *s)
 	return false;
 }
 
-static char *trim(char *s)
+/* s without its leading and trailing white space (the trailing cut in place) */
+char *prof_trim(char *s)
 {
 	char *e;
 
@@ -322,19 +323,19 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 		memcpy(buf, s, n);
 		buf[n] = '\0';
 		s += n + (s[n] == '\n');
-		l = trim(buf);
+		l = prof_trim(buf);
 		if (!*l || *l == '#' || *l == ';')
 			continue;
 		if (*l == '[') {
 			char *e = strchr(l, ']');
 
-			if (!e || *trim(e + 1)) {
+			if (!e || *prof_trim(e + 1)) {
 				snprintf(err, errlen, "%s:%d: malformed section header '%s'",
 					 origin, line, l);
 				return -EINVAL;
 			}
 			*e = '\0';
-			l = trim(l + 1);
+			l = prof_trim(l + 1);
 			for (i = 0, sect = PS_NONE; i < PS_COUNT; i++)
 				if (!strcmp(l, sect_names[i]))
 					sect = i;
@@ -355,13 +356,13 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 			return -EINVAL;
 		}
 		*eq = '\0';
-		key = trim(l);
-		val = trim(eq + 1);
+		key = prof_trim(l);
+		val = prof_trim(eq + 1);
 		/* trailing comment: " # ..." */
 		for (i = 0; val[i]; i++)
 			if (val[i] == '#' && i && isspace((unsigned char)val[i - 1])) {
 				val[i] = '\0';
-				val = trim(val);
+				val = prof_trim(val);
 				break;
 			}
 		if (sect == PS_NONE) {

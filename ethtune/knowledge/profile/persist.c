@@ -138,18 +138,6 @@ static const struct exp_map *map_by_name(int fmt, const char *name)
 	return NULL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /* The INI sections of file that fmt names (sect: "Link", or NULL for NetworkManager's
  * "section.key" names), each key mapped back to a keyword. */
 static void read_ini(struct persist *p, const char *file, int fmt, const char *sect)
@@ -160,7 +148,7 @@ static void read_ini(struct persist *p, const char *file, int fmt, const char *s
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *l = trim(line), *eq, name[160], val[192];
+		char *l = prof_trim(line), *eq, name[160], val[192];
 		const struct exp_map *m;
 
 		if (!*l || *l == '#' || *l == ';')
@@ -176,16 +164,16 @@ static void read_ini(struct persist *p, const char *file, int fmt, const char *s
 		if (sect) {
 			if (strcmp(cur, sect))
 				continue;
-			snprintf(name, sizeof(name), "%s", trim(l));
+			snprintf(name, sizeof(name), "%s", prof_trim(l));
 		} else {
 			snprintf(name, sizeof(name), "%s%s%s", strcmp(cur, "ethtool") ? cur : "",
-				 strcmp(cur, "ethtool") ? "." : "", trim(l));
+				 strcmp(cur, "ethtool") ? "." : "", prof_trim(l));
 		}
 		m = map_by_name(fmt, name);
 		if (!m)
 			continue;
-		if (value_back(&m->f[fmt], trim(eq + 1), val, sizeof(val)))
-			snprintf(val, sizeof(val), "'%s' (not a value it takes)", trim(eq + 1));
+		if (value_back(&m->f[fmt], prof_trim(eq + 1), val, sizeof(val)))
+			snprintf(val, sizeof(val), "'%s' (not a value it takes)", prof_trim(eq + 1));
 		add(p, m->obj, m->key, val, file);
 	}
 	fclose(f);
@@ -328,18 +316,18 @@ static void read_sysctl(struct persist *p)
 		FILE *f = fopen(files[i], "r");
 
 		while (f && fgets(line, sizeof(line), f)) {
-			char *l = trim(line), *eq = strchr(l, '='), *key, *c;
+			char *l = prof_trim(line), *eq = strchr(l, '='), *key, *c;
 
 			if (!*l || *l == '#' || *l == ';' || !eq)
 				continue;
 			*eq = '\0';
-			key = trim(l);
+			key = prof_trim(l);
 			if (*key == '-')
 				key++;
 			for (c = key; *c; c++)
 				if (*c == '/')
 					*c = '.';
-			add(p, EO_SYSCTL, key, trim(eq + 1), files[i]);
+			add(p, EO_SYSCTL, key, prof_trim(eq + 1), files[i]);
 		}
 		if (f)
 			fclose(f);
