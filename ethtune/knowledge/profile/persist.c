@@ -173,7 +173,8 @@ static void read_ini(struct persist *p, const char *file, int fmt, const char *s
 		if (!m)
 			continue;
 		if (value_back(&m->f[fmt], prof_trim(eq + 1), val, sizeof(val)))
-			snprintf(val, sizeof(val), "'%s' (not a value it takes)", prof_trim(eq + 1));
+			snprintf(val, sizeof(val), "'%s' (not a value it takes)",
+				 prof_trim(eq + 1));
 		add(p, m->obj, m->key, val, file);
 	}
 	fclose(f);
