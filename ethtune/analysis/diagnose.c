@@ -20,6 +20,7 @@
 #include "analysis/model.h"
 #include "analysis/sweep.h"
 #include "out/html.h"
+#include "out/prom.h"
 #include "trace/txlat.h"
 
 static void ev(struct diag *d, enum finding_kind k, const char *fmt, ...)
@@ -847,6 +848,16 @@ int diagnose_dev(const struct sweep_opts *op, const struct diag_opts *opt)
 	}
 	delete_json_obj();
 	ret = sweep_html_end(&o, HTML_DIAGNOSE);
+	if (opt->prom) {
+		struct prom *p = prom_new();
+
+		if (p) {
+			prom_labels(p, "device", o.dev, "driver", d->driver[0] ? d->driver : "?",
+				    NULL);
+			diag_prom(d, p);
+		}
+		ret = prom_finish(p, opt->prom, "diagnose") ?: ret;
+	}
 	goto out;
 fail:
 	delete_json_obj();

@@ -6,6 +6,8 @@
 #include "analysis/diagnose.h"
 #include "analysis/model.h"
 #include "out/json_print.h"
+#include "out/prom.h"
+#include "trace/txlat_run.h"
 #include "util/ethtune.h"
 
 static const char *const finding_names[] = {
@@ -291,4 +293,67 @@ void diag_print(const struct diag *d)
 	}
 	print_text(")\n");
 	close_json_object();
+}
+
+int diag_prom(const struct diag *d, struct prom *p)
+{
+	int k;
+
+	/* the headline as a state set: every possible one, 1 for this run's */
+	for (k = 0; k <= H_INCONCLUSIVE; k++)
+		prom_sample(p, "ethtune_diagnose_verdict", PROM_GAUGE,
+			    "1 for the headline of the last diagnose run, 0 for the others.",
+			    k == d->headline, "verdict",
+			    k == H_PROMPT	  ? "prompt-completion"
+			    : k == H_INCONCLUSIVE ? "inconclusive"
+						  : finding_names[k],
+			    NULL);
+	for (k = 0; k < F__N; k++)
+		prom_sample(p, "ethtune_diagnose_finding", PROM_GAUGE,
+			    "1 when the last diagnose run found this, else 0.", d->f[k].on,
+			    "finding", finding_names[k], NULL);
+	prom_sample(p, "ethtune_diagnose_completion_delay_seconds", PROM_GAUGE,
+		    "Completion delay D beyond serialization measured by the last diagnose run.",
+		    d->D / 1e6, NULL);
+	prom_sample(p, "ethtune_diagnose_completion_delay_low_seconds", PROM_GAUGE,
+		    "Low end of D's 95% interval in the last diagnose run.", d->D_lo / 1e6, NULL);
+	prom_sample(p, "ethtune_diagnose_completion_delay_high_seconds", PROM_GAUGE,
+		    "High end of D's 95% interval in the last diagnose run.", d->D_hi / 1e6, NULL);
+	prom_sample(p, "ethtune_diagnose_allowed_delay_seconds", PROM_GAUGE,
+		    "The longest completion delay the device's coalescing setting allows (the "
+		    "driver knowledge's TX knob) in the last diagnose run.",
+		    d->allowed_us / 1e6, NULL);
+	prom_sample(p, "ethtune_diagnose_serialization_seconds", PROM_GAUGE,
+		    "Serialization of the traced skbs at the line rate in the last diagnose run.",
+		    d->ser_us / 1e6, NULL);
+	prom_sample(p, "ethtune_diagnose_timer_floor_seconds", PROM_GAUGE,
+		    "Timer wake-up lateness of this host measured by the last diagnose run.",
+		    d->floor_us / 1e6, NULL);
+	if (d->did_flows) {
+		prom_sample(p, "ethtune_diagnose_one_flow_bits_per_second", PROM_GAUGE,
+			    "One flow's mean rate over the last diagnose run's rounds.",
+			    d->fl.c1.mean * 1e6, NULL);
+		prom_sample(p, "ethtune_diagnose_two_flows_bits_per_second", PROM_GAUGE,
+			    "Two flows' mean rate over the last diagnose run's rounds.",
+			    d->fl.c2.mean * 1e6, NULL);
+		prom_sample(p, "ethtune_diagnose_measured_loss_ratio", PROM_GAUGE,
+			    "Share of the reference rate one flow lost in the last diagnose run.",
+			    d->loss, NULL);
+		prom_sample(p, "ethtune_diagnose_model_loss_ratio", PROM_GAUGE,
+			    "Share of one flow's rate the model says D costs, last diagnose run.",
+			    d->mloss, NULL);
+	}
+	if (d->tl_ok) {
+		txlat_prom_hist(p, "ethtune_diagnose_completion_seconds",
+				"Time from the driver's xmit of an skb to its free under "
+				"request/response in the last diagnose run.",
+				&d->tl.free, NULL);
+		if (d->tl.ksyms_ok && d->tl.c.tcp)
+			prom_sample(p, "ethtune_diagnose_tcp_orphaned_ratio", PROM_GAUGE,
+				    "Share of TCP skbs not owned by their socket when freed, last "
+				    "diagnose run.",
+				    d->tl.orphan_frac, NULL);
+	}
+	return prom_sample(p, "ethtune_diagnose_elapsed_seconds", PROM_GAUGE,
+			   "Length of the last diagnose run.", d->elapsed_s, NULL);
 }

@@ -8,8 +8,9 @@
 #include "util/ethtune.h"
 #include "analysis/diagnose.h"
 #include "analysis/sweep.h"
+#include "out/prom.h"
 
-enum { O_MTU_SWEEP = CLI_LONG, O_TSQ_SWEEP, O_NO_TXLAT, O_BUDGET };
+enum { O_MTU_SWEEP = CLI_LONG, O_TSQ_SWEEP, O_NO_TXLAT, O_BUDGET, O_PROM };
 
 static const struct cli_opt diagnose_opts[] = {
 	{ "budget", O_BUDGET, required_argument, "S",
@@ -17,6 +18,9 @@ static const struct cli_opt diagnose_opts[] = {
 	{ "tsq-sweep", O_TSQ_SWEEP, no_argument, NULL, "also sweep the TSQ limit" },
 	{ "mtu-sweep", O_MTU_SWEEP, no_argument, NULL, "also sweep the MTU" },
 	{ "no-txlat", O_NO_TXLAT, no_argument, NULL, "do not trace completions with txlat" },
+	{ "prom", O_PROM, required_argument, "FILE",
+	  "also write the findings as metrics for node_exporter's textfile collector (FILE ends "
+	  "in .prom)" },
 	CLI_END,
 };
 
@@ -51,6 +55,9 @@ static int diagnose_opt(void *ctx, int id, const char *arg, char *err, size_t er
 	case O_NO_TXLAT:
 		a->d.no_txlat = true;
 		break;
+	case O_PROM:
+		a->d.prom = arg;
+		return prom_check_path(arg, err, errlen);
 	case O_BUDGET:
 		a->d.budget_s = strtod(arg, &end);
 		if (*end || a->d.budget_s < 1 || a->d.budget_s > 3600) {

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "out/json_print.h"
+#include "out/prom.h"
 #include "trace/txlat.h"
 #include "trace/txlat_run.h"
 #include "util/ethtune.h"
@@ -36,7 +37,16 @@ static char **split_args(const char *prefix0, const char *prefix1, const char *s
 	return argv;
 }
 
-enum { O_DURATION = CLI_LONG, O_LOAD, O_LOAD_CMD, O_BACKEND, O_BPF_STATS, O_DUTY, O_PERIOD };
+enum {
+	O_DURATION = CLI_LONG,
+	O_LOAD,
+	O_LOAD_CMD,
+	O_BACKEND,
+	O_BPF_STATS,
+	O_DUTY,
+	O_PERIOD,
+	O_PROM
+};
 
 static const struct cli_opt txlat_opts[] = {
 	{ "duration", O_DURATION, required_argument, "S",
@@ -53,6 +63,8 @@ static const struct cli_opt txlat_opts[] = {
 	  "and the windows between measure it" },
 	{ "period", O_PERIOD, required_argument, "MS",
 	  "--duty's period (default 1000 ms; each attach and detach costs the load a few ms)" },
+	{ "prom", O_PROM, required_argument, "FILE",
+	  "also write the metrics for node_exporter's textfile collector (FILE ends in .prom)" },
 	CLI_END,
 };
 
@@ -68,6 +80,7 @@ struct txlat_args {
 	struct txlat_run *r;
 	double dur;
 	bool no_exe;
+	const char *prom;
 };
 
 static bool backend_known(const char *name)
@@ -113,6 +126,9 @@ static int txlat_opt(void *ctx, int id, const char *arg, char *err, size_t errle
 		}
 		t->r->period_s = u / 1000.0;
 		return 0;
+	case O_PROM:
+		t->prom = arg;
+		return prom_check_path(arg, err, errlen);
 	case O_BACKEND:
 		t->r->backend = arg;
 		if (!backend_known(arg)) {
@@ -185,5 +201,16 @@ int cmd_txlat(int argc, char **argv)
 	new_json_obj(et_opts.json);
 	txlat_run_print(&r);
 	delete_json_obj();
+	if (t.prom) {
+		struct prom *p = prom_new();
+
+		if (p) {
+			prom_labels(p, "device", r.dev, "driver",
+				    r.res.driver[0] ? r.res.driver : "?", NULL);
+			txlat_run_prom(&r, p);
+		}
+		if (prom_finish(p, t.prom, "txlat"))
+			return EXIT_FAIL;
+	}
 	return EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include <net/if.h>
 
 #include "out/html.h"
+#include "out/prom.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "util/ethtune.h"
@@ -25,6 +26,7 @@ enum {
 	O_LOAD,
 	O_QUIET,
 	O_HTML,
+	O_PROM,
 };
 
 static const struct cli_opt validate_opts[] = {
@@ -47,6 +49,9 @@ static const struct cli_opt validate_opts[] = {
 	{ "quiet", O_QUIET, no_argument, NULL, "no progress lines" },
 	{ "html", O_HTML, required_argument, "FILE",
 	  "also write the report as one self-contained HTML page (inline SVG charts)" },
+	{ "prom", O_PROM, required_argument, "FILE",
+	  "also write the results as metrics for node_exporter's textfile collector (FILE ends "
+	  "in .prom)" },
 	CLI_END,
 };
 
@@ -113,6 +118,9 @@ static int validate_opt(void *ctx, int id, const char *arg, char *err, size_t er
 	case O_HTML:
 		a->v.o.html = arg;
 		return html_check_path(arg, err, errlen);
+	case O_PROM:
+		a->v.prom = arg;
+		return prom_check_path(arg, err, errlen);
 	}
 	return -EINVAL;
 }
@@ -157,6 +165,16 @@ int cmd_validate(int argc, char **argv)
 	sweep_html_begin(&a.v.o);
 	val_print(rep, et_opts.json && !a.v.ktap);
 	ret = sweep_html_end(&a.v.o, HTML_VALIDATE);
+	if (a.v.prom) {
+		struct prom *p = prom_new();
+
+		if (p) {
+			prom_labels(p, "device", rep->dev, "driver",
+				    rep->driver[0] ? rep->driver : "?", NULL);
+			val_prom(rep, p);
+		}
+		ret = prom_finish(p, a.v.prom, "validate") ?: ret;
+	}
 	rc = rep->failed || ret ? EXIT_FAIL : EXIT_OK;
 	free(rep);
 	return rc;

@@ -11,6 +11,8 @@
 #include "util/stats.h"
 #include "txlat.h"
 
+_Static_assert(TXLAT_POW2_LO >= TXLAT_SUB_BITS, "a power of two below 16 ns starts no bucket");
+
 uint64_t txlat_hist_count(const struct txlat_hist *h)
 {
 	uint64_t n = 0;
@@ -66,13 +68,23 @@ void txlat_log2_bin_us(int b, uint64_t *lo_us, uint64_t *hi_us)
 void txlat_lat_from_hist(const struct txlat_hist *h, uint64_t max_ns, uint64_t sum_ns,
 			 struct txlat_lat *l)
 {
-	uint64_t lo, hi;
-	int i;
+	uint64_t lo, hi, acc;
+	int i, k;
 
 	memset(l, 0, sizeof(*l));
 	l->n = txlat_hist_count(h);
+	l->sum_ns = sum_ns;
 	l->lo = TXLAT_LOG2_BINS;
 	l->hi = -1;
+	/* 2^k ns (k >= TXLAT_SUB_BITS) starts a bucket, and every bucket lies below the next one's
+	 * start: the buckets before the one that starts at or above 2^k hold the samples below */
+	for (i = 0, k = 0, acc = 0; i < TXLAT_NBUCKETS; i++) {
+		while (k < TXLAT_POW2_BINS && txlat_bucket_lo(i) >= 1ULL << (TXLAT_POW2_LO + k))
+			l->below_pow2[k++] = acc;
+		acc += h->slot[i];
+	}
+	while (k < TXLAT_POW2_BINS)
+		l->below_pow2[k++] = acc;
 	/* log2 microsecond bins, summed from the fine buckets */
 	for (i = 0; i < TXLAT_NBUCKETS; i++) {
 		uint64_t us = txlat_bucket_lo(i) / 1000;

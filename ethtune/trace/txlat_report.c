@@ -1,10 +1,12 @@
 /* txlat's report: latency per TX queue, socket ownership, BQL, IRQs, timer floor, tracing cost. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "nl/devobj.h"
 #include "out/json_print.h"
+#include "out/prom.h"
 #include "trace/txlat.h"
 #include "trace/txlat_run.h"
 #include "util/ethtune.h"
@@ -57,37 +59,34 @@ static void print_queue(const struct txlat_queue *q, int idx, bool hist, bool li
 	close_json_object();
 }
 
-static void print_coalesce(const char *dev)
+static const char *const coal_keys[] = { "tx-usecs", "tx-frames", "tx-usecs-irq", "tx-frames-irq",
+					 "adaptive-tx" };
+
+/* The coalescing read at the run's end (txlat_run_trace()). */
+static void print_coalesce(const struct txlat_run *r)
 {
-	static const char *const keys[] = { "tx-usecs", "tx-frames", "tx-usecs-irq",
-					    "tx-frames-irq", "adaptive-tx" };
-	struct et_vals v;
-	struct nl_sock eth;
-	bool ok;
+	const char *const *keys = coal_keys;
+	const struct et_vals *v = &r->coal;
+	bool ok = r->coal_ok;
 	size_t i;
 
-	ok = !nl_open_genl(&eth, "ethtool");
-	if (ok) {
-		ok = !obj_get(&eth, &et_coalesce, dev, &v);
-		nl_close(&eth);
-	}
 	open_json_object("coalesce");
 	print_text("coalesce:");
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < sizeof(coal_keys) / sizeof(coal_keys[0]); i++) {
 		const struct et_param *p = obj_param(&et_coalesce, keys[i]);
 		char fmt[48], buf[32];
 
 		snprintf(fmt, sizeof(fmt), " %s %%s", keys[i]);
-		if (!ok || !p || !vals_has(&v, p->attr)) {
+		if (!ok || !p || !vals_has(v, p->attr)) {
 			print_na(keys[i], fmt);
 			continue;
 		}
-		obj_format_val(p, v.v[p->attr], buf, sizeof(buf));
+		obj_format_val(p, v->v[p->attr], buf, sizeof(buf));
 		if (p->type == ET_BOOL) {
-			print_on_off(PRINT_ANY, keys[i], fmt, v.v[p->attr]);
+			print_on_off(PRINT_ANY, keys[i], fmt, v->v[p->attr]);
 		} else {
 			snprintf(fmt, sizeof(fmt), " %s %%llu", keys[i]);
-			print_uint(PRINT_ANY, keys[i], fmt, v.v[p->attr]);
+			print_uint(PRINT_ANY, keys[i], fmt, v->v[p->attr]);
 		}
 	}
 	print_nl();
@@ -273,7 +272,7 @@ void txlat_run_print(const struct txlat_run *r)
 		print_text(": the skb is freed when the reader of the tun/tap device takes it\n");
 	else
 		print_text(" TX completion (includes deferral to net_tx_action or defer lists)\n");
-	print_coalesce(r->dev);
+	print_coalesce(r);
 	if (r->load_argv) {
 		if (r->load_status < 0)
 			print_na("load-exit", "load: exit %s\n");
@@ -321,4 +320,128 @@ void txlat_run_print(const struct txlat_run *r)
 		print_na("runs", "bpf: cost %s (--bpf-stats measures it)\n");
 	}
 	close_json_object();
+}
+
+int txlat_prom_hist(struct prom *p, const char *name, const char *help, const struct txlat_lat *l,
+		    const char *queue)
+{
+	double le[TXLAT_POW2_BINS];
+	unsigned int i;
+
+	if (!l->n)
+		return 0;
+	for (i = 0; i < TXLAT_POW2_BINS; i++)
+		le[i] = ldexp(1, TXLAT_POW2_LO + i) / 1e9;
+	if (queue)
+		return prom_histogram(p, name, help, le, l->below_pow2, TXLAT_POW2_BINS, l->n,
+				      l->sum_ns / 1e9, "queue", queue, NULL);
+	return prom_histogram(p, name, help, le, l->below_pow2, TXLAT_POW2_BINS, l->n,
+			      l->sum_ns / 1e9, NULL);
+}
+
+/* The queue's label: its number as the JSON's "queue", "31+" for the last (queues above it). */
+static const char *queue_label(unsigned int q, char *buf, size_t len)
+{
+	if (q == TXLAT_QUEUES - 1)
+		snprintf(buf, len, "%u+", q);
+	else
+		snprintf(buf, len, "%u", q);
+	return buf;
+}
+
+int txlat_run_prom(const struct txlat_run *r, struct prom *p)
+{
+	const struct txlat_result *t = &r->res;
+	const struct et_param *cp;
+	unsigned int q;
+	char ql[16];
+	int ret = 0;
+
+	for (q = 0; q < TXLAT_QUEUES && !ret; q++) {
+		const struct txlat_queue *tq = &t->q[q];
+
+		if (!tq->c.xmit)
+			continue;
+		queue_label(q, ql, sizeof(ql));
+		ret = txlat_prom_hist(p, "ethtune_txlat_completion_seconds",
+				      "Time from the driver's xmit of an skb to its free (TX "
+				      "completion), skbs of the last run by TX queue.",
+				      &tq->free, ql);
+		prom_sample(p, "ethtune_txlat_xmit_skbs", PROM_GAUGE,
+			    "Skbs handed to the driver in the last run, by TX queue.",
+			    (double)tq->c.xmit, "queue", ql, NULL);
+		prom_sample(p, "ethtune_txlat_xmit_bytes", PROM_GAUGE,
+			    "Bytes of the skbs handed to the driver in the last run, by TX queue.",
+			    (double)tq->c.bytes, "queue", ql, NULL);
+		prom_sample(
+			p, "ethtune_txlat_freed_skbs", PROM_GAUGE,
+			"Skbs seen freed (consume_skb or kfree_skb) in the last run, by TX queue.",
+			(double)(tq->c.consumed + tq->c.kfreed), "queue", ql, NULL);
+	}
+	prom_sample(p, "ethtune_txlat_not_seen_freed_skbs", PROM_GAUGE,
+		    "Skbs handed to the driver whose free was not seen in the last run (in flight "
+		    "at its end, or freed without a tracepoint).",
+		    (double)t->not_seen_freed, NULL);
+	prom_sample(p, "ethtune_txlat_tcp_skbs", PROM_GAUGE,
+		    "TCP skbs handed to the driver in the last run.", (double)t->c.tcp, NULL);
+	if (t->ksyms_ok && t->c.tcp)
+		prom_sample(p, "ethtune_txlat_tcp_orphaned_ratio", PROM_GAUGE,
+			    "Share of the last run's TCP skbs not owned by their socket when freed "
+			    "(TSQ does not wait for their completion).",
+			    t->orphan_frac, NULL);
+	for (q = 0; q < r->nbql; q++) {
+		const struct bql_sample *b = &r->bql[q];
+
+		/* the queues the JSON's "bql" lists */
+		if (!b->ok || (!b->inflight_max && !b->limit_max && r->nbql > 1))
+			continue;
+		queue_label(q, ql, sizeof(ql));
+		prom_sample(p, "ethtune_txlat_bql_limit_bytes", PROM_GAUGE,
+			    "BQL limit of a TX queue at the last sample of the last run.",
+			    (double)b->limit_last, "queue", ql, NULL);
+		prom_sample(p, "ethtune_txlat_bql_inflight_max_bytes", PROM_GAUGE,
+			    "Largest BQL inflight of a TX queue sampled in the last run.",
+			    (double)b->inflight_max, "queue", ql, NULL);
+	}
+	cp = obj_param(&et_coalesce, "tx-usecs");
+	if (r->coal_ok && cp && vals_has(&r->coal, cp->attr))
+		prom_sample(p, "ethtune_coalesce_tx_usecs_seconds", PROM_GAUGE,
+			    "The device's tx-usecs coalescing setting at the end of the last txlat "
+			    "run, in seconds.",
+			    r->coal.v[cp->attr] / 1e6, NULL);
+	cp = obj_param(&et_coalesce, "tx-frames");
+	if (r->coal_ok && cp && vals_has(&r->coal, cp->attr))
+		prom_sample(
+			p, "ethtune_coalesce_tx_frames", PROM_GAUGE,
+			"The device's tx-frames coalescing setting at the end of the last txlat "
+			"run.",
+			(double)r->coal.v[cp->attr], NULL);
+	cp = obj_param(&et_coalesce, "adaptive-tx");
+	if (r->coal_ok && cp && vals_has(&r->coal, cp->attr))
+		prom_sample(
+			p, "ethtune_coalesce_adaptive_tx", PROM_GAUGE,
+			"The device's adaptive-tx coalescing (1 on, 0 off) at the end of the last "
+			"txlat run.",
+			r->coal.v[cp->attr] ? 1 : 0, NULL);
+	if (r->nirq && r->elapsed_s > 0)
+		prom_sample(p, "ethtune_txlat_interrupts_per_second", PROM_GAUGE,
+			    "Interrupts of the device per second during the last run.",
+			    (r->irq1 - r->irq0) / r->elapsed_s, NULL);
+	if (r->nfloor)
+		prom_sample(p, "ethtune_txlat_timer_floor_seconds", PROM_GAUGE,
+			    "Median lateness of 20 us timer sleeps during the last run (what this "
+			    "host adds to a completion that waits for a timer or an interrupt).",
+			    r->floor_us[r->nfloor / 2] / 1e6, NULL);
+	prom_sample(p, "ethtune_txlat_elapsed_seconds", PROM_GAUGE, "Length of the last run.",
+		    r->elapsed_s, NULL);
+	prom_sample(p, "ethtune_txlat_traced_seconds", PROM_GAUGE,
+		    "Time of the last run with the programs attached (less than its length under "
+		    "--duty).",
+		    t->traced_s, NULL);
+	if (r->duty_pct < 100 && r->npairs)
+		prom_sample(p, "ethtune_txlat_duty_cost_ratio", PROM_GAUGE,
+			    "TX rate attached over detached in the last --duty run (median over "
+			    "windows): what tracing cost while attached.",
+			    r->cost_ratio, NULL);
+	return ret;
 }

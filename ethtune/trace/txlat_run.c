@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "nl/devobj.h"
 #include "trace/txlat.h"
 #include "trace/txlat_run.h"
 #include "util/ethtune.h"
@@ -201,6 +202,18 @@ static void duty_cost(struct txlat_run *r)
 	stats_median_sign_ci(off, n, &r->off_med_bps, &lo, &hi);
 }
 
+/* The coalescing in force at the end of the run: what the report and the metrics show. */
+static void coalesce_read(struct txlat_run *r)
+{
+	struct nl_sock eth;
+
+	r->coal_ok = !nl_open_genl(&eth, "ethtool");
+	if (r->coal_ok) {
+		r->coal_ok = !obj_get(&eth, &et_coalesce, r->dev, &r->coal);
+		nl_close(&eth);
+	}
+}
+
 int txlat_run_trace(struct txlat_run *r, char *why, size_t len)
 {
 	struct txlat_opts opts = { .backend = r->backend, .bpf_stats = r->bpf_stats };
@@ -301,6 +314,7 @@ int txlat_run_trace(struct txlat_run *r, char *why, size_t len)
 	}
 	txlat_close(t);
 	duty_cost(r);
+	coalesce_read(r);
 	if (child > 0) {
 		kill(child, SIGTERM);
 		waitpid(child, &r->load_status, 0);

@@ -128,12 +128,18 @@ const char *diag_headline(const struct diag *d);
 const char *diag_finding_name(int k);
 /* d's report through out/json_print: text, or the members of the current JSON object. */
 void diag_print(const struct diag *d);
+/* d's metrics (--prom): the headline as a state set, each finding, D with its interval, what
+ * the setting allows, the flows and losses, the request/response xmit-to-free histogram;
+ * labels device and driver set by the caller. 0 or -errno. */
+struct prom;
+int diag_prom(const struct diag *d, struct prom *p);
 
 /* What ethtune diagnose measures beyond the flows (the command's options). */
 struct diag_opts {
 	bool tsq_sweep, mtu_sweep, no_txlat;
-	double budget_s; /* for the interleaved flow measurement */
-	double t0;	 /* when the command started (et_now_s()), for elapsed-s */
+	double budget_s;  /* for the interleaved flow measurement */
+	double t0;	  /* when the command started (et_now_s()), for elapsed-s */
+	const char *prom; /* --prom: the metrics to this file */
 };
 struct sweep_opts;
 /* Measure o->dev against o->peer, judge and print the findings (sweep_prepare() done). 0, or

@@ -67,7 +67,8 @@ struct val_opts {
 	double budget_s;     /* for the TSQ rounds */
 	double load_s;	     /* the bulk flow counters, BQL and ownership are judged on */
 	bool allow_orphan;
-	bool ktap; /* KTAP even under --json */
+	bool ktap;	  /* KTAP even under --json */
+	const char *prom; /* --prom: the metrics to this file */
 	double t0;
 };
 
@@ -89,6 +90,10 @@ void val_bound(struct val_res *r, const char *key, double v);
 void val_count(struct val_report *rep);
 /* The report through out/json_print: KTAP in text (and with ktap), one document in JSON. */
 void val_print(const struct val_report *rep, bool json);
+/* The report's metrics (--prom): per check passed, warning and skipped, the counts by result
+ * and the run's length; labels device and driver set by the caller. 0 or -errno. */
+struct prom;
+int val_prom(const struct val_report *rep, struct prom *p);
 
 /* round-trip's values for parameter p at cur (max: the device's maximum, where has_max): up to
  * two into v, the first other than cur, the second other than the first (it may be cur); 0

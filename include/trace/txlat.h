@@ -21,6 +21,11 @@
 #define TXLAT_NFRAG_BINS 20 /* bytes-per-frag log2 bins: [2^b, 2^(b+1)), the last open */
 #define TXLAT_NFCLASSES	 4  /* frag classes of the free's latency: 0, 1-4, 5-16, 17+ */
 #define TXLAT_LOG2_BINS	 64
+/* Cumulative counts at powers of two of nanoseconds, 2^TXLAT_POW2_LO (512 ns) to
+ * 2^(TXLAT_POW2_LO + TXLAT_POW2_BINS - 1) (0.54 s): edges of the fine buckets, so exact (the
+ * Prometheus histogram of --prom) */
+#define TXLAT_POW2_LO	9
+#define TXLAT_POW2_BINS 21
 
 struct txlat;	   /* an open tracer */
 struct txlat_hist; /* the BPF programs' fine histogram of one latency (bpf/txlat.h) */
@@ -40,6 +45,9 @@ struct txlat_lat {
 	 * are the span in use (hi < lo: none) */
 	int lo, hi;
 	uint64_t bin[TXLAT_LOG2_BINS];
+	uint64_t sum_ns; /* of all samples */
+	/* samples below 2^(TXLAT_POW2_LO + i) ns, each */
+	uint64_t below_pow2[TXLAT_POW2_BINS];
 };
 
 struct txlat_counts {

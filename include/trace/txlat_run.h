@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nl/devobj.h"
 #include "trace/txlat.h"
 
 #define TXLAT_MAX_BQL	64
@@ -39,6 +40,9 @@ struct txlat_run {
 	bool irq_tx[TXLAT_MAX_IRQS];
 	uint64_t irq0, irq1, txirq0, txirq1;
 	struct txlat_result res; /* what the programs saw */
+	/* the device's coalescing at the end of the run (coal_ok: it could be read) */
+	struct et_vals coal;
+	bool coal_ok;
 	/* --duty: the device's TX bytes/s in each attached window and in the detached one after
 	 * it, and the median of traced over untraced with its sign-test interval */
 	unsigned int duty_pct; /* 100: attached throughout */
@@ -59,5 +63,15 @@ void txlat_run_init(struct txlat_run *r, const char *dev);
 int txlat_run_trace(struct txlat_run *r, char *why, size_t len);
 /* r's report through out/json_print: text, or the members of the current JSON object. */
 void txlat_run_print(const struct txlat_run *r);
+/* r's metrics (--prom): per TX queue the xmit-to-free histogram (seconds) and counts, the
+ * coalescing in force, the timer floor, the duty's traced time; labels device and driver set
+ * by the caller (prom_labels()). 0 or -errno. */
+struct prom;
+int txlat_run_prom(const struct txlat_run *r, struct prom *p);
+/* l as the histogram family name (seconds; its cumulative counts at powers of two of
+ * nanoseconds, exact), with a label queue unless NULL; nothing when l holds no sample. 0 or
+ * -errno. */
+int txlat_prom_hist(struct prom *p, const char *name, const char *help, const struct txlat_lat *l,
+		    const char *queue);
 
 #endif

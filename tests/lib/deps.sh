@@ -5,7 +5,7 @@ PKGS="build-essential pkg-config libmnl-dev libjansson-dev libcmocka-dev libbpf-
 clang llvm libelf-dev zlib1g-dev libibverbs-dev rdma-core ibverbs-providers iproute2 ethtool
 iperf3 sockperf jq kmod procps qemu-system-x86 busybox-static cpio python3
 python3-jsonschema python3-selenium chromium chromium-driver libssl-dev libcap-ng-dev libclang-rt-dev valgrind strace
-udev systemd network-manager tuned ifupdown"
+udev systemd network-manager tuned ifupdown prometheus prometheus-node-exporter"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -15,7 +15,9 @@ echo "deps: installing$missing"
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 # network-manager, tuned and ifupdown are there for tests/ns/export.sh, which runs their readers
-# offline: no daemon of theirs may start on install (policy-rc.d refuses every service start)
+# offline; prometheus (promtool) and prometheus-node-exporter for tests/ns/prom.sh, which starts
+# its own node_exporter in a namespace: no daemon of theirs may start on install (policy-rc.d
+# refuses every service start)
 if [ ! -e /usr/sbin/policy-rc.d ]; then
 	printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
 	$SUDO chmod 755 /usr/sbin/policy-rc.d

@@ -221,6 +221,47 @@ static void test_lat_capped(void **state)
 	assert_true(l.p50_us == 0.688 && l.mean_us == 0.7 && l.max_us == 0.7);
 }
 
+/* The counts below each power of two of ns are exact: against a brute count of samples, one in
+ * every fine bucket from 0 to past the last bound, and samples just below and at each bound. */
+static void test_below_pow2(void **state)
+{
+	static struct txlat_hist h;
+	struct txlat_lat l;
+	uint64_t want, sum = 0, max = 0;
+	unsigned int i, k;
+
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < TXLAT_NBUCKETS; i++)
+		if (txlat_bucket_lo(i) < (2ULL << (TXLAT_POW2_LO + TXLAT_POW2_BINS)))
+			h.slot[i] = i % 7 + 1;
+	txlat_lat_from_hist(&h, 1, 1, &l);
+	for (k = 0; k < TXLAT_POW2_BINS; k++) {
+		uint64_t bound = 1ULL << (TXLAT_POW2_LO + k);
+
+		for (want = 0, i = 0; i < TXLAT_NBUCKETS; i++)
+			if (txlat_bucket_lo(i) + txlat_bucket_width(i) <= bound)
+				want += h.slot[i];
+		assert_int_equal(l.below_pow2[k], want);
+		if (k)
+			assert_true(l.below_pow2[k] >= l.below_pow2[k - 1]);
+	}
+	assert_true(l.below_pow2[TXLAT_POW2_BINS - 1] < l.n);
+	/* a sample 1 ns below a bound counts below it, one at the bound above it */
+	memset(&h, 0, sizeof(h));
+	for (k = 0; k < TXLAT_POW2_BINS; k++) {
+		uint64_t bound = 1ULL << (TXLAT_POW2_LO + k);
+
+		h.slot[txlat_bucket(bound - 1)]++;
+		h.slot[txlat_bucket(bound)]++;
+		sum += 2 * bound - 1;
+		max = bound;
+	}
+	txlat_lat_from_hist(&h, max, sum, &l);
+	assert_int_equal(l.sum_ns, sum);
+	for (k = 0; k < TXLAT_POW2_BINS; k++)
+		assert_int_equal(l.below_pow2[k], 2 * k + 1);
+}
+
 /* A window is what happened since its base: counts, sums and histograms less the base's. */
 static void test_window(void **state)
 {
@@ -291,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_frags),
 		cmocka_unit_test(test_empty_and_no_ksyms),
 		cmocka_unit_test(test_lat_capped),
+		cmocka_unit_test(test_below_pow2),
 		cmocka_unit_test(test_window),
 	};
 

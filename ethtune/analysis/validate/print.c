@@ -5,6 +5,7 @@
 
 #include "analysis/validate.h"
 #include "out/json_print.h"
+#include "out/prom.h"
 
 static const char *result_name(enum val_result r)
 {
@@ -102,4 +103,43 @@ void val_print(const struct val_report *rep, bool json)
 	print_uint(PRINT_ANY, "skipped", ", %u skipped", rep->skipped);
 	print_float(PRINT_ANY, "elapsed-s", " in %.1f s\n", rep->elapsed_s);
 	delete_json_obj();
+}
+
+int val_prom(const struct val_report *rep, struct prom *p)
+{
+	unsigned int c;
+
+	for (c = 0; c < VC__N; c++) {
+		const struct val_res *r = &rep->r[c];
+		const char *name = val_check_name(c);
+
+		if (!r->ran)
+			continue;
+		/* a SKIP has no pass or fail: no sample, so that an alert on 0 sees failures only
+		 */
+		if (r->res != VR_SKIP) {
+			prom_sample(p, "ethtune_validate_check_passed", PROM_GAUGE,
+				    "1 when the check passed in the last validate run, 0 when it "
+				    "failed; absent when it was skipped.",
+				    r->res == VR_PASS, "check", name, NULL);
+			prom_sample(
+				p, "ethtune_validate_check_warning", PROM_GAUGE,
+				"1 when the check passed with a warning in the last validate run "
+				"(--allow-orphan), else 0; absent when it was skipped.",
+				r->warn, "check", name, NULL);
+		}
+		prom_sample(p, "ethtune_validate_check_skipped", PROM_GAUGE,
+			    "1 when the check was skipped in the last validate run (its needs not "
+			    "met: no peer, a software device), 0 when it ran.",
+			    r->res == VR_SKIP, "check", name, NULL);
+	}
+	prom_sample(p, "ethtune_validate_checks", PROM_GAUGE,
+		    "Checks of the last validate run by result.", rep->passed, "result", "passed",
+		    NULL);
+	prom_sample(p, "ethtune_validate_checks", PROM_GAUGE, "", rep->failed, "result", "failed",
+		    NULL);
+	prom_sample(p, "ethtune_validate_checks", PROM_GAUGE, "", rep->skipped, "result", "skipped",
+		    NULL);
+	return prom_sample(p, "ethtune_validate_elapsed_seconds", PROM_GAUGE,
+			   "Length of the last validate run.", rep->elapsed_s, NULL);
 }
