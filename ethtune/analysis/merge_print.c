@@ -581,7 +581,7 @@ int merge_print(const struct merge_opts *o, struct merge_run *r)
 	print_uint(PRINT_ANY, "written", ", %u written", r->written);
 	if (!o->out)
 		print_text(" (--out DIR writes them)");
-	if (r->write_held)
+	if (r->write_held && o->out)
 		print_string(PRINT_ANY, "held", " (%s)", "not written: inputs were skipped");
 	print_text("\n");
 	delete_json_obj();
