@@ -48,8 +48,8 @@ static const struct cli_opt profile_opts[] = {
 	{ "allow-partial", O_ALLOW_PARTIAL, no_argument, NULL,
 	  "export: write what FORMAT carries, list the rest, exit 0; merge: use the results that "
 	  "load when others are skipped, write the profiles, exit 0" },
-	{ "split-by", O_SPLIT_BY, required_argument, "firmware|kernel",
-	  "merge: a model per firmware (or kernel) version too" },
+	{ "split-by", O_SPLIT_BY, required_argument, "BY",
+	  "merge: firmware or kernel: a model per version of it too" },
 	{ "min-hosts", O_MIN_HOSTS, required_argument, "N",
 	  "merge: fewest hosts, outliers left out, a model's profile needs (default 3)" },
 	{ "alpha", O_ALPHA, required_argument, "A",
