@@ -11,6 +11,8 @@
 #include "knowledge/profile.h"
 #include "analysis/merge.h"
 #include "analysis/thresholds.h"
+#include "out/html.h"
+#include "out/json_print.h"
 
 enum {
 	O_FORCE = CLI_LONG,
@@ -25,6 +27,7 @@ enum {
 	O_SPLIT_BY,
 	O_MIN_HOSTS,
 	O_ALPHA,
+	O_HTML,
 	O_NOPTS,
 };
 
@@ -54,6 +57,8 @@ static const struct cli_opt profile_opts[] = {
 	  "merge: fewest hosts, outliers left out, a model's profile needs (default 3)" },
 	{ "alpha", O_ALPHA, required_argument, "A",
 	  "merge: family-wise level of the outlier test over a model's hosts (default 0.05)" },
+	{ "html", O_HTML, required_argument, "FILE",
+	  "merge: also write the report as one self-contained HTML page" },
 	CLI_END,
 };
 
@@ -90,6 +95,7 @@ static const char *const opt_names[O_NOPTS - CLI_LONG] = {
 	[O_SPLIT_BY - CLI_LONG] = "--split-by",
 	[O_MIN_HOSTS - CLI_LONG] = "--min-hosts",
 	[O_ALPHA - CLI_LONG] = "--alpha",
+	[O_HTML - CLI_LONG] = "--html",
 };
 
 /* The first option given that sub does not take, or NULL. */
@@ -104,7 +110,7 @@ static const char *foreign_opt(const struct profile_args *a, const char *sub)
 		{ "export",
 		  { O_DRY_RUN, O_TO, O_DEV, O_OUT, O_FOR_VERSION, O_FROM_DEVICE, O_SPLIT,
 		    O_ALLOW_PARTIAL } },
-		{ "merge", { O_OUT, O_ALLOW_PARTIAL, O_SPLIT_BY, O_MIN_HOSTS, O_ALPHA } },
+		{ "merge", { O_OUT, O_ALLOW_PARTIAL, O_SPLIT_BY, O_MIN_HOSTS, O_ALPHA, O_HTML } },
 	};
 	unsigned int i, j, k;
 
@@ -171,6 +177,9 @@ static int profile_opt(void *ctx, int id, const char *arg, char *err, size_t err
 			return -EINVAL;
 		}
 		break;
+	case O_HTML:
+		a->m.html = arg;
+		return html_check_path(arg, err, errlen);
 	case O_ALPHA:
 		a->m.alpha = strtod(arg, &end);
 		if (end == arg || *end || !(a->m.alpha > 0 && a->m.alpha < 1)) {
@@ -193,7 +202,17 @@ static int profile_merge_cmd(struct profile_args *a, int argc, char **argv)
 				     "merge: usage: ethtune profile merge DIR... [--out DIR]");
 	a->m.paths = argv + 2;
 	a->m.npaths = (unsigned int)(argc - 2);
+	if (a->m.html)
+		json_record();
 	ret = merge_run(&a->m, &r);
+	if (!ret && a->m.html) {
+		int hret = html_report_recorded(a->m.html, HTML_MERGE);
+
+		if (hret) {
+			et_err("profile merge: cannot write %s: %s", a->m.html, strerror(-hret));
+			ret = hret;
+		}
+	}
 	/* a path that cannot be read, or holds no result file, is a bad argument (as compare's) */
 	rc = !ret ? (r.nskip && !a->m.allow_partial ? EXIT_FAIL : EXIT_OK)
 	     : ret == -ENOENT || ret == -ENOTDIR || ret == -EACCES ? EXIT_USAGE

@@ -22,6 +22,7 @@ struct merge_opts {
 	unsigned int min_hosts;
 	double alpha;
 	bool allow_partial; /* write the profiles even when an input was skipped */
+	const char *html;   /* --html FILE: the report as a page too */
 };
 
 /* One tune result: where and by what it was measured, and its sweep. Strings are owned. */

@@ -82,6 +82,21 @@ grep -q "firmware explains the split: fw-A -> 64 (5 hosts), fw-B -> 512 (5 hosts
 	ktap_ok "small fleet, text: the split, the disagreement, min-hosts and the outliers said" ||
 	{ ktap_fail "small fleet, text"; sed 's/^/# /' "$S/m.txt" | head -40; }
 
+# --html: the same text, and a page of the models with their lowest hosts (the outliers apart),
+# drawn and labelled in headless Chromium.
+"$ET" profile merge "$S/results" --html "$S/m.html" >"$S/mh.txt" 2>&1
+rc=$?
+[ $rc = 0 ] && cmp -s "$S/m.txt" "$S/mh.txt" && [ "$(grep -c "class='data bar'" "$S/m.html")" = 6 ] &&
+	grep -q "no-common-setting (firmware explains it)" "$S/m.html" &&
+	ktap_ok "--html: text unchanged, a bar per model and outlier group (6), the split named" ||
+	ktap_fail "--html: text unchanged, 6 bars, the split named (rc $rc)"
+if [ -x /usr/bin/chromium ] && /usr/bin/python3 -c 'import selenium' 2>/dev/null; then
+	out=$(timeout 120 /usr/bin/python3 tests/lib/html_check.py "$S/m.html" "$S/m.png" 1 2>&1) &&
+		ktap_ok "--html page in Chromium: $out" || ktap_fail "--html page in Chromium: $out"
+else
+	ktap_skip "--html page in Chromium" "no chromium or python3-selenium (tests/lib/deps.sh)"
+fi
+
 # Each written profile loads (check, and show by name from the search path) with its value.
 nprof=$(python3 -c 'import json,sys; print(sum(m["verdict"] == "profile" for m in json.load(open(sys.argv[1]))["models"]))' "$S/m.json")
 nfile=$(ls "$S/prof"/*.profile 2>/dev/null | wc -l)
