@@ -347,6 +347,23 @@ static void print_num(const char *key, const char *fmt, const char *nafmt, doubl
 		print_float(PRINT_ANY, key, fmt, v);
 }
 
+/* Each pass's value, JSON only, where every pass has one: what tune's rule tests with Welch's
+ * test, kept so that profile merge can judge a host by its own passes. */
+static void print_passes(const char *key, const double *v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return;
+	if (!n)
+		return;
+	open_json_array(PRINT_JSON, key);
+	for (i = 0; i < n; i++)
+		print_float(PRINT_JSON, NULL, NULL, v[i]);
+	close_json_array(PRINT_JSON, NULL);
+}
+
 void sweep_coalesce_print(const struct coal_sweep *s)
 {
 	unsigned int i, j;
@@ -388,6 +405,9 @@ void sweep_coalesce_print(const struct coal_sweep *s)
 		print_num("txlat-p50-us", " %8.1f", " %8s", p->compl_p50_us);
 		print_num("orphan-fraction", " %7.2f", " %7s", p->orphan_frac);
 		print_bool(PRINT_ANY, "pareto", " %s\n", p->pareto);
+		print_passes("pass-mbps", p->rep_mbps, p->nrep);
+		print_passes("pass-mbps-constrained", p->rep_mbpsc, p->nrep);
+		print_passes("pass-rr-p50-us", p->rep_p50, p->nrep);
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <linux/ethtool_netlink.h>
 
 #include "analysis/tune.h"
@@ -80,6 +81,99 @@ static double worst_share(const struct coal_point *p, enum objective obj, double
 	return fmin(w, 1);
 }
 
+/* Bests of the settings the rule may consider (the owned ones, where any setting keeps skbs
+ * owned): the best of each metric and the settings that have it. */
+struct bests {
+	double mbps, mbpsc, p99, p50;
+	int ib, ic, il;
+	bool any_owned;
+};
+
+static void find_bests(const struct coal_sweep *s, struct bests *b, unsigned int *excluded)
+{
+	int i;
+
+	*b = (struct bests){ .p99 = INFINITY, .p50 = INFINITY };
+	*excluded = 0;
+	for (i = 0; i < (int)s->n; i++)
+		b->any_owned |= !orphans(&s->p[i]);
+	for (i = 0; i < (int)s->n; i++) {
+		if (b->any_owned && orphans(&s->p[i])) {
+			(*excluded)++;
+			continue;
+		}
+		if (s->p[i].mbps > b->mbps) {
+			b->mbps = s->p[i].mbps;
+			b->ib = i;
+		}
+		if (s->p[i].mbps_constrained > b->mbpsc) {
+			b->mbpsc = s->p[i].mbps_constrained;
+			b->ic = i;
+		}
+		if (!isnan(s->p[i].rr_p99_us))
+			b->p99 = fmin(b->p99, s->p[i].rr_p99_us);
+		if (!isnan(s->p[i].rr_p50_us) && s->p[i].rr_p50_us < b->p50) {
+			b->p50 = s->p[i].rr_p50_us;
+			b->il = i;
+		}
+	}
+}
+
+/* Does the objective's rule accept setting i, before its cost chooses among those it does? */
+static bool accepts(const struct coal_sweep *s, const struct bests *b, enum objective obj, int i)
+{
+	const struct coal_point *p = &s->p[i];
+
+	if (b->any_owned && orphans(p))
+		return false;
+	switch (obj) {
+	case OBJ_THROUGHPUT:
+	case OBJ_BALANCED:
+		if (!near(p->rep_mbps, s->p[b->ib].rep_mbps, p->nrep, p->mbps, b->mbps,
+			  TUNE_THROUGHPUT_NEAR, true) ||
+		    !near(p->rep_mbpsc, s->p[b->ic].rep_mbpsc, p->nrep, p->mbps_constrained,
+			  b->mbpsc, TUNE_THROUGHPUT_NEAR, true))
+			return false;
+		return obj != OBJ_BALANCED || isnan(p->rr_p99_us) || !isfinite(b->p99) ||
+		       p->rr_p99_us <= TUNE_P99_FACTOR * b->p99;
+	case OBJ_LATENCY:
+		/* The median is what a delay moves; inside TUNE_LATENCY_NEAR of the best it is
+		 * noise, and then the smaller delay wins. */
+		return !isnan(p->rr_p50_us) && near(p->rep_p50, s->p[b->il].rep_p50, p->nrep,
+						    p->rr_p50_us, b->p50, TUNE_LATENCY_NEAR, false);
+	case OBJ_CPU:
+		return p->mbps >= TUNE_CPU_MIN_SHARE * b->mbps && !isnan(p->cpu_per_gbps);
+	}
+	return false;
+}
+
+double tune_cost(const struct coal_point *p, int obj)
+{
+	switch (obj) {
+	case OBJ_THROUGHPUT:
+	case OBJ_BALANCED:
+		return cost_irq(p);
+	case OBJ_LATENCY:
+		return (double)p->val[0];
+	default:
+		return p->cpu_per_gbps;
+	}
+}
+
+unsigned int tune_accept(const struct coal_sweep *s, int obj, bool *ok, unsigned int *excluded)
+{
+	struct bests b;
+	unsigned int n = 0;
+	int i;
+
+	find_bests(s, &b, excluded);
+	for (i = 0; i < (int)s->n; i++) {
+		ok[i] = accepts(s, &b, obj, i);
+		n += ok[i];
+	}
+	return n;
+}
+
 /* A setting that orphans skbs at xmit wins throughput by hiding the queue from TSQ and BQL:
  * it is left out while any setting keeps skbs owned (*excluded says how many were).
  * Where no setting meets the throughput rule at both TSQ limits (one setting best at each, the
@@ -88,83 +182,38 @@ static double worst_share(const struct coal_point *p, enum objective obj, double
  * says which rule chose it. */
 int tune_pick(const struct coal_sweep *s, int obj, unsigned int *excluded, bool *fallback)
 {
-	double best = 0, bestc = 0, bestp99 = INFINITY, bestp50 = INFINITY;
-	int ib = 0, ic = 0, il = 0; /* the settings with the best of each */
-	bool any_owned = false;
+	bool ok[COAL_MAX_POINTS];
+	struct bests b;
 	int i, k = -1;
 
-	*excluded = 0;
 	*fallback = false;
+	tune_accept(s, obj, ok, excluded);
+	/* the first of the accepted settings that costs least */
 	for (i = 0; i < (int)s->n; i++)
-		any_owned |= !orphans(&s->p[i]);
-	for (i = 0; i < (int)s->n; i++) {
-		if (any_owned && orphans(&s->p[i])) {
-			(*excluded)++;
-			continue;
-		}
-		if (s->p[i].mbps > best) {
-			best = s->p[i].mbps;
-			ib = i;
-		}
-		if (s->p[i].mbps_constrained > bestc) {
-			bestc = s->p[i].mbps_constrained;
-			ic = i;
-		}
-		if (!isnan(s->p[i].rr_p99_us))
-			bestp99 = fmin(bestp99, s->p[i].rr_p99_us);
-		if (!isnan(s->p[i].rr_p50_us) && s->p[i].rr_p50_us < bestp50) {
-			bestp50 = s->p[i].rr_p50_us;
-			il = i;
-		}
-	}
-	for (i = 0; i < (int)s->n; i++) {
-		const struct coal_point *p = &s->p[i], *q = k >= 0 ? &s->p[k] : NULL;
-
-		if (any_owned && orphans(p))
-			continue;
-		switch (obj) {
-		case OBJ_THROUGHPUT:
-		case OBJ_BALANCED:
-			if (!near(p->rep_mbps, s->p[ib].rep_mbps, p->nrep, p->mbps, best,
-				  TUNE_THROUGHPUT_NEAR, true) ||
-			    !near(p->rep_mbpsc, s->p[ic].rep_mbpsc, p->nrep, p->mbps_constrained,
-				  bestc, TUNE_THROUGHPUT_NEAR, true))
-				continue;
-			if (obj == OBJ_BALANCED && !isnan(p->rr_p99_us) && isfinite(bestp99) &&
-			    p->rr_p99_us > TUNE_P99_FACTOR * bestp99)
-				continue;
-			if (!q || cost_irq(p) < cost_irq(q))
-				k = i;
-			break;
-		case OBJ_LATENCY:
-			/* The median is what a delay moves; inside TUNE_LATENCY_NEAR of the best it
-			 * is noise, and then the smaller delay wins. */
-			if (isnan(p->rr_p50_us) ||
-			    !near(p->rep_p50, s->p[il].rep_p50, p->nrep, p->rr_p50_us, bestp50,
-				  TUNE_LATENCY_NEAR, false))
-				continue;
-			if (!q || p->val[0] < q->val[0])
-				k = i;
-			break;
-		case OBJ_CPU:
-			if (p->mbps < TUNE_CPU_MIN_SHARE * best || isnan(p->cpu_per_gbps))
-				continue;
-			if (!q || p->cpu_per_gbps < q->cpu_per_gbps)
-				k = i;
-			break;
-		}
-	}
+		if (ok[i] && (k < 0 || tune_cost(&s->p[i], obj) < tune_cost(&s->p[k], obj)))
+			k = i;
 	if (k >= 0 || (obj != OBJ_THROUGHPUT && obj != OBJ_BALANCED))
 		return k;
+	find_bests(s, &b, excluded);
 	for (i = 0; i < (int)s->n; i++) {
-		if ((any_owned && orphans(&s->p[i])) || !(s->p[i].mbps > 0))
+		if ((b.any_owned && orphans(&s->p[i])) || !(s->p[i].mbps > 0))
 			continue;
-		if (k < 0 || worst_share(&s->p[i], obj, best, bestc, bestp99) >
-				     worst_share(&s->p[k], obj, best, bestc, bestp99))
+		if (k < 0 || worst_share(&s->p[i], obj, b.mbps, b.mbpsc, b.p99) >
+				     worst_share(&s->p[k], obj, b.mbps, b.mbpsc, b.p99))
 			k = i;
 	}
 	*fallback = k >= 0;
 	return k;
+}
+
+const char *tune_objective_name(int obj)
+{
+	return obj >= 0 && obj <= OBJ_BALANCED ? obj_names[obj] : "?";
+}
+
+const char *tune_rule(int obj)
+{
+	return obj >= 0 && obj <= OBJ_BALANCED ? rules[obj] : "?";
 }
 
 /* The recommendation as a profile, written by the one checked, atomic profile writer. */
@@ -232,6 +281,56 @@ int tune_objective(const char *name)
 	for (k = 0; obj_names[k] && strcmp(obj_names[k], name); k++)
 		;
 	return obj_names[k] ? k : -EINVAL;
+}
+
+static void print_str_na(const char *key, const char *fmt, const char *v)
+{
+	if (v && *v)
+		print_string(PRINT_ANY, key, fmt, v);
+	else
+		print_na(key, fmt);
+}
+
+static void print_hex4(const char *key, const char *fmt, unsigned int v)
+{
+	char buf[8];
+
+	snprintf(buf, sizeof(buf), "%04x", v & 0xffff);
+	print_string(PRINT_ANY, key, fmt, buf);
+}
+
+/* Where and by what the result was measured (what profile merge groups and reports by): this
+ * host, kernel, ethtune and the time, the device's bus, firmware, driver version and PCI ids
+ * (those profile match reads: the function's, or a virtio device's PCI parent's). */
+static void print_provenance(const char *dev, const struct et_drvinfo *di)
+{
+	char host[256] = "", date[32] = "";
+	struct prof_dev pd;
+	struct utsname u;
+	time_t now = time(NULL);
+	struct tm tm;
+	bool pci;
+
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = '\0';
+	if (gmtime_r(&now, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	pci = !prof_dev_get(dev, &pd) && pd.pci;
+	print_str_na("host", "host %s", host);
+	print_str_na("kernel", ", kernel %s", uname(&u) ? NULL : u.release);
+	print_string(PRINT_ANY, "ethtune-version", ", ethtune %s", ETHTUNE_VERSION);
+	print_str_na("date", ", %s\n", date);
+	print_str_na("bus-info", "bus %s", di->ok ? di->bus : NULL);
+	print_str_na("firmware-version", ", firmware %s", di->ok ? di->fw : NULL);
+	print_str_na("driver-version", ", driver version %s", di->ok ? di->version : NULL);
+	if (!pci) {
+		print_na("vendor-id", ", pci %s\n");
+		return;
+	}
+	print_hex4("vendor-id", ", pci %s", pd.vendor);
+	print_hex4("device-id", ":%s", pd.device);
+	print_hex4("subsystem-vendor-id", ", subsystem %s", pd.sub_vendor);
+	print_hex4("subsystem-device-id", ":%s\n", pd.sub_device);
 }
 
 int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
@@ -307,6 +406,7 @@ int tune_dev(const struct sweep_opts *op, const struct tune_opts *t)
 	print_string(PRINT_ANY, "driver", " (driver %s)", di.ok ? di.driver : "?");
 	print_string(PRINT_ANY, "objective", ", objective %s", obj_names[obj]);
 	print_string(PRINT_ANY, "param", ", sweeping %s\n", spec.param[0]);
+	print_provenance(o.dev, &di);
 	ret = sweep_coalesce(&o, &spec, s, err, sizeof(err));
 	if (ret) {
 		delete_json_obj();

@@ -740,9 +740,91 @@ static void compare_page(FILE *f, const json_t *doc)
 	}
 }
 
+/* profile merge: each model's lowest host at the setting tested, as a share of the other hosts'
+ * mean (outliers apart), and the models' verdicts. */
+static void merge_page(FILE *f, const json_t *doc)
+{
+	const json_t *models = json_object_get(doc, "models"), *m, *r;
+	struct bar_chart *c = calloc(1, sizeof(*c));
+	size_t i, j;
+
+	fprintf(f,
+		"<p class='verdict'>%.0f model(s), %.0f with a profile, %.0f written<br>%.0f tune "
+		"result(s) of %.0f file(s), %.0f skipped, %.0f older result(s) left out</p>\n",
+		num(doc, "model-count"), num(doc, "profiles"), num(doc, "written"),
+		num(doc, "tune-results"), num(doc, "files"), num(doc, "skipped-count"),
+		num(doc, "older-count"));
+	fprintf(f,
+		"<p>outlier test: a host's one-flow Mbit/s against the other hosts' means "
+		"(leave-one-out t-test, one-sided), Holm-Bonferroni at %g, at least %g%% below; "
+		"--min-hosts %.0f</p>\n",
+		num(doc, "alpha"), num(doc, "min-effect-pct"), num(doc, "min-hosts"));
+	json_array_foreach(models, i, m)
+	{
+		double lo[2] = { INFINITY, INFINITY };
+		struct bar *b;
+
+		if (!c || c->n >= MAX_BARS)
+			break;
+		json_array_foreach(json_object_get(m, "results"), j, r)
+		{
+			double sh = num(r, "share");
+			int out = json_is_true(json_object_get(r, "outlier"));
+
+			if (isfinite(sh))
+				lo[out] = fmin(lo[out], sh);
+		}
+		if (!isfinite(lo[0]) && !isfinite(lo[1]))
+			continue;
+		b = &c->b[c->n++];
+		snprintf(b->label, sizeof(b->label), "%s", str(m, "name") ? str(m, "name") : "?");
+		for (j = 0; j < 2; j++) {
+			b->v[j] = isfinite(lo[j]) ? lo[j] : NAN;
+			b->lo[j] = b->hi[j] = NAN;
+			b->color[j] = j ? "#2a6fb0" : "#aab7b8";
+		}
+	}
+	if (c && c->n) {
+		c->title = "each model's lowest host, of the others' mean";
+		c->groups = 2;
+		c->group[0] = "hosts";
+		c->group[1] = "outliers";
+		c->x_label = "share of the other hosts' mean one-flow Mbit/s";
+		html_bars_draw(f, c);
+	}
+	free(c);
+	fputs("<table><tr><th>model</th><th>verdict</th><th>setting</th><th>hosts</th>"
+	      "<th>outliers</th><th>profile</th></tr>\n",
+	      f);
+	json_array_foreach(models, i, m)
+	{
+		fputs("<tr><td>", f);
+		html_esc(f, str(m, "name"));
+		fputs("</td><td>", f);
+		html_esc(f, str(m, "verdict"));
+		if (str(m, "explained-by")) {
+			fputs(" (", f);
+			html_esc(f, str(m, "explained-by"));
+			fputs(" explains it)", f);
+		}
+		fputs("</td><td>", f);
+		if (isfinite(num(m, "value"))) {
+			html_esc(f, str(m, "param"));
+			fprintf(f, " %.0f", num(m, "value"));
+		} else {
+			html_esc(f, str(m, "reason"));
+		}
+		fprintf(f, "</td><td>%.0f</td><td>%.0f</td><td>", num(m, "hosts"),
+			num(m, "outliers"));
+		html_esc(f, str(m, "profile") ? str(m, "profile") : "");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static const char *const kind_names[] = {
 	[HTML_COMPARE] = "compare", [HTML_DIAGNOSE] = "diagnose", [HTML_SWEEP] = "sweep",
-	[HTML_TUNE] = "tune",	    [HTML_VALIDATE] = "validate",
+	[HTML_TUNE] = "tune",	    [HTML_VALIDATE] = "validate", [HTML_MERGE] = "profile merge",
 };
 
 struct page {
@@ -770,6 +852,9 @@ static int html_report_fp(FILE *f, enum html_kind kind, const json_t *doc)
 		break;
 	case HTML_VALIDATE:
 		validate_page(f, doc);
+		break;
+	case HTML_MERGE:
+		merge_page(f, doc);
 		break;
 	}
 	page_close(f);

@@ -155,6 +155,18 @@ double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned
 	return 2 * (1 - t_cdf(t, df < 1 ? 1 : (unsigned int)df));
 }
 
+double stats_pred_below_p(double x, double mean, double sd, unsigned int n)
+{
+	double t;
+
+	if (n < 2 || isnan(x) || isnan(mean) || isnan(sd))
+		return 1;
+	if (sd <= 0)
+		return x < mean ? 0 : 1;
+	t = (mean - x) / (sd * sqrt(1 + 1.0 / n));
+	return 1 - t_cdf(t, n - 1);
+}
+
 /* Mean and variance of a[i] - b[i] over the pairs where neither is NaN; their number. */
 static unsigned int paired_diff(const double *a, const double *b, unsigned int n, double *m,
 				double *var)

@@ -115,6 +115,20 @@
  * napi-set value. */
 #define TUNE_NAPI_DEFER_IRQS "2"
 
+/* ---- profile merge (tune results of a fleet) ---- */
+
+/* A host flagged by the outlier test is an outlier only this far below the other hosts' mean
+ * throughput at the chosen setting: over hundreds of hosts a few percent is significant and
+ * still no reason to distrust a host (twice TUNE_THROUGHPUT_NEAR: beyond what the rule itself
+ * calls "as good"). */
+#define MERGE_MIN_EFFECT 0.10
+/* The outlier test's family-wise level over a model's hosts (Holm-Bonferroni). */
+#define MERGE_ALPHA_DEFAULT 0.05
+/* Fewest hosts (outliers left out) a merged profile needs: one host is tune's own profile, and
+ * of two that disagree neither can be called the odd one; three is also the fewest the outlier
+ * test can judge (a host against two others). */
+#define MERGE_MIN_HOSTS_DEFAULT 3
+
 /* ---- validate ---- */
 
 /* Each check's bounds stand, with their reasons, in the check's own file

@@ -70,6 +70,10 @@ void profile_init(struct profile *p, const char *name);
 int profile_add(struct profile *p, int sect, const char *key, const char *val, char *err,
 		size_t errlen);
 int profile_save(const struct profile *p, const char *path, char *err, size_t errlen);
+/* The same with notes after the sections: comment lines ("# ...", each ending in a newline),
+ * as profile merge writes each host's evidence. */
+int profile_save_notes(const struct profile *p, const char *path, const char *notes, char *err,
+		       size_t errlen);
 
 /* -1: does not match; otherwise a specificity score (higher is more specific). */
 int profile_match(const struct profile *p, const struct prof_dev *d);

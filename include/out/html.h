@@ -12,6 +12,7 @@ enum html_kind {
 	HTML_SWEEP,
 	HTML_TUNE,
 	HTML_VALIDATE,
+	HTML_MERGE, /* profile merge */
 };
 
 /* The TSQ sweep's fitted curve is drawn with fn (analysis' model_sw); unset: points only. */

@@ -20,6 +20,11 @@ double stats_mean_finite(const double *v, unsigned int n);
 /* Welch's unequal-variance t-test: two-sided p-value for "the means of a and b differ"
  * (df by Welch-Satterthwaite, rounded down). 1 when either sample has fewer than 2 values. */
 double stats_welch_p(const double *a, unsigned int na, const double *b, unsigned int nb);
+/* Is x below the normal population that n values of this mean and standard deviation were
+ * drawn from? One-sided p-value of the prediction (leave-one-out) t-test:
+ * t = (mean - x) / (sd sqrt(1 + 1/n)), Student t with n - 1 df. 1 with n < 2 or a NaN; where
+ * the values do not vary (sd 0), 0 when x is below their mean, else 1. */
+double stats_pred_below_p(double x, double mean, double sd, unsigned int n);
 /* Paired t-test: two-sided p-value for "the mean of a[i] - b[i] is not 0", over the pairs
  * where neither is NaN (df: pairs - 1). 1 with fewer than 2 pairs. */
 double stats_paired_p(const double *a, const double *b, unsigned int n);

@@ -41,6 +41,28 @@ static void test_welch(void **state)
 	assert_true(stats_welch_p(a, 1, b, 5) == 1);
 }
 
+/* profile merge's outlier test: a host's mean against the other hosts' (prediction t-test) */
+static void test_pred_below(void **state)
+{
+	double t = 20 / (5 * sqrt(1.1)), p;
+
+	/* 1 df is Cauchy: P(T > 1) = 1/4; x = mean - sd sqrt(1 + 1/2) makes t 1 with n = 2 */
+	assert_true(fabs(stats_pred_below_p(10 - sqrt(1.5), 10, 1, 2) - 0.25) < 1e-9);
+	/* 9 df: the p-value is the upper tail at t */
+	p = stats_pred_below_p(80, 100, 5, 10);
+	assert_true(p > 0 && p < 0.01);
+	assert_true(fabs(stats_t_quantile(1 - p, 9) - t) < 1e-6);
+	/* above the mean: more than one half; equal: one half */
+	assert_true(stats_pred_below_p(120, 100, 5, 10) > 0.99);
+	assert_true(fabs(stats_pred_below_p(100, 100, 5, 10) - 0.5) < 1e-12);
+	/* no spread: below is certain, at or above is not below */
+	assert_true(stats_pred_below_p(99, 100, 0, 5) == 0);
+	assert_true(stats_pred_below_p(100, 100, 0, 5) == 1);
+	/* one other value: nothing to judge by */
+	assert_true(stats_pred_below_p(1, 100, 5, 1) == 1);
+	assert_true(stats_pred_below_p(NAN, 100, 5, 10) == 1);
+}
+
 static void test_paired(void **state)
 {
 	/* a shift of 1 that drifts with the pass: Welch sees the drift, the pairs do not */
@@ -136,7 +158,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mean_ci), cmocka_unit_test(test_welch),
-		cmocka_unit_test(test_paired),	cmocka_unit_test(test_spearman),
+		cmocka_unit_test(test_paired),	cmocka_unit_test(test_pred_below),	cmocka_unit_test(test_spearman),
 		cmocka_unit_test(test_wilson),	cmocka_unit_test(test_median_sign),
 	};
 

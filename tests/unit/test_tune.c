@@ -62,6 +62,32 @@ static void test_rule(void **state)
 	assert_int_equal(ex, 0);
 }
 
+/* What the rule accepts is what the pick chooses from: the settings within 5% at both limits,
+ * and the pick is the first of the least cost among them (profile merge intersects these). */
+static void test_accept(void **state)
+{
+	bool ok[COAL_MAX_POINTS];
+	unsigned int ex;
+	bool fb;
+
+	(void)state;
+	point(&sw, 0, 1000, 900, NAN);
+	point(&sw, 50000, 990, 890, NAN);
+	point(&sw, 200000, 700, 500, NAN);
+	assert_int_equal(tune_accept(&sw, tune_objective("throughput"), ok, &ex), 2);
+	assert_true(ok[0] && ok[1] && !ok[2]);
+	assert_int_equal(ex, 0);
+	/* no interrupt count: the cost is the delay, the largest the cheapest */
+	assert_true(tune_cost(&sw.p[1], tune_objective("throughput")) <
+		    tune_cost(&sw.p[0], tune_objective("throughput")));
+	assert_int_equal(tune_pick(&sw, tune_objective("throughput"), &ex, &fb), 1);
+	/* counted interrupts are the cost where there are counts */
+	sw.p[0].irq_per_s = 1000;
+	sw.p[1].irq_per_s = 5000;
+	assert_int_equal(tune_pick(&sw, tune_objective("throughput"), &ex, &fb), 0);
+	assert_string_equal(tune_objective_name(tune_objective("latency")), "latency");
+}
+
 /* The CI case of newkernel.sh: one setting best at the current limit, the other at the
  * constrained one, each more than 10% behind on the other: no setting meets the rule, and the
  * pick is the one whose worse share is larger, said as a fallback. */
@@ -115,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_rule, setup),
 		cmocka_unit_test_setup(test_fallback, setup),
+		cmocka_unit_test_setup(test_accept, setup),
 		cmocka_unit_test_setup(test_balanced_p99, setup),
 		cmocka_unit_test_setup(test_orphan_excluded, setup),
 	};

@@ -85,8 +85,16 @@ static int profile_format(const struct profile *p, char *buf, size_t len)
 
 int profile_save(const struct profile *p, const char *path, char *err, size_t errlen)
 {
-	char *buf = malloc(65536), tmp[600];
+	return profile_save_notes(p, path, NULL, err, errlen);
+}
+
+int profile_save_notes(const struct profile *p, const char *path, const char *notes, char *err,
+		       size_t errlen)
+{
+	size_t len = 65536 + (notes ? strlen(notes) + 2 : 0);
+	char *buf = malloc(len), tmp[600];
 	struct profile *chk = malloc(sizeof(*chk));
+	const char *l;
 	FILE *f;
 	int ret;
 
@@ -96,6 +104,18 @@ int profile_save(const struct profile *p, const char *path, char *err, size_t er
 		return -ENOMEM;
 	}
 	ret = profile_format(p, buf, 65536);
+	/* notes: comment lines after the sections, each "# ..." */
+	for (l = notes; !ret && l && *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
+		if (l[0] != '#') {
+			snprintf(err, errlen, "a profile note is not a comment line");
+			ret = -EINVAL;
+		}
+	if (!ret && notes && *notes) {
+		strcat(buf, "\n");
+		strcat(buf, notes);
+		if (buf[strlen(buf) - 1] != '\n')
+			strcat(buf, "\n");
+	}
 	if (!ret)
 		ret = profile_parse(buf, p->name, path, chk, err, errlen);
 	if (ret)
