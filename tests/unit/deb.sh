@@ -84,11 +84,13 @@ ktap_check "the package's binary: show lo" "$R/usr/sbin/ethtune" show lo
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	ktap_check "the package's binary finds the veth profile in /usr/share/ethtune/profiles" \
 		unshare -m --propagation private bash -c '
+		mkdir -p "$2/empty"
+		{ [ ! -d /usr/local/share/ethtune ] || mount --bind "$2/empty" /usr/local/share/ethtune; } &&
 		mount --bind "$1/usr/share" /usr/share && cd / &&
 		env -u ETHTUNE_PROFILE_DIR "$1/usr/sbin/ethtune" --json profile list | python3 -c "
 import json, sys
 p = [x for x in json.load(sys.stdin)[\"profiles\"] if x[\"name\"] == \"veth\"]
-assert p and p[0][\"path\"] == \"/usr/share/ethtune/profiles/veth.profile\", p"' _ "$R"
+assert p and p[0][\"path\"] == \"/usr/share/ethtune/profiles/veth.profile\", p"' _ "$R" "$T"
 else
 	ktap_skip "the package's binary finds its profiles in /usr/share/ethtune/profiles" "needs root"
 fi
