@@ -263,6 +263,35 @@ n=$(ls "$T"/results/*/export/*.conf 2>/dev/null | wc -l)
 	ktap_ok "profile.yml: h3's tmpfiles.d file fetched to results/h3/export/" ||
 	ktap_fail "profile.yml: h3's tmpfiles.d file fetched to results/h3/export/ ($n: $(ls "$T"/results/*/export/ 2>&1 | head -3))"
 
+# --- profile.yml: apply h1's tune profile to h1's etd; its [napi] values are then on every NAPI
+t0=$SECONDS
+if play apply.log "$ANS/profile.yml" -l h1 -e ethtune_profile_mode=apply \
+	-e ethtune_profile_src="$T/results/h1/tune-etd.profile"; then
+	ktap_ok "profile.yml: apply h1's tune profile on h1 ($((SECONDS - t0)) s)"
+else
+	ktap_fail "profile.yml: apply h1's tune profile on h1"; show_log apply.log
+fi
+ip netns exec "$(ns_of h1)" "$ET" --json show etd >"$T/h1-after.json" 2>&1
+ktap_check "profile.yml: h1's etd has the profile's [napi] values" python3 -c '
+import json, re, sys
+want, sect = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*\[(\S+)\]", line)
+    if m:
+        sect = m.group(1)
+    elif sect == "napi" and "=" in line:
+        k, v = [x.strip() for x in line.split("#")[0].split("=", 1)]
+        want[k] = v
+assert want, "no [napi] section"
+napi = json.load(open(sys.argv[2])).get("napi", [])
+assert napi, "no NAPI"
+for n in napi:
+    for k, v in want.items():
+        have = n.get(k)
+        if isinstance(have, bool):
+            have = "on" if have else "off"
+        assert str(have) == v, (n.get("napi-id"), k, have, v)' "$T/results/h1/tune-etd.profile" "$T/h1-after.json"
+
 # --- bad input: an unknown action stops before anything runs
 if play bad.log "$ANS/run.yml" -e ethtune_action=sweep -l h1; then
 	ktap_fail "run.yml refuses ethtune_action=sweep (it succeeded)"
