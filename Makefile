@@ -166,13 +166,28 @@ install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/share/ethtune/profiles
 	cp -r profiles/. $(DESTDIR)$(PREFIX)/share/ethtune/profiles/
 
+# The Debian package (contrib/debian; docs/fleet.md): the files git knows and the new ones it does
+# not ignore, copied to $(O)/deb/ethtune-VERSION with debian/ from contrib/debian, built there by
+# dpkg-buildpackage (DEB_JOBS compilers); the .deb and .buildinfo/.changes land in $(O)/deb/.
+ETHTUNE_VERSION	:= $(shell sed -n 's/^\#define ETHTUNE_VERSION "\(.*\)"/\1/p' include/util/ethtune.h)
+DEB_DIR		:= $(O)/deb/ethtune-$(ETHTUNE_VERSION)
+DEB_JOBS	?= 2
+deb:
+	rm -rf $(DEB_DIR) $(O)/deb/ethtune_* $(O)/deb/ethtune-dbgsym_*
+	mkdir -p $(DEB_DIR)
+	git ls-files -z --cached --others --exclude-standard | \
+		tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C $(DEB_DIR)
+	rm -rf $(DEB_DIR)/debian
+	cp -r contrib/debian $(DEB_DIR)/debian
+	cd $(DEB_DIR) && dpkg-buildpackage -us -uc -b -j$(DEB_JOBS)
+
 format:
 	clang-format -i $(ALL_SRCS) include/*/*.h tests/unit/*.c tests/fuzz/*.c drivers/*.c
 
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit readmes deps config check check-quick lab-check bench install format clean fuzz fuzz-build FORCE
+.PHONY: all unit readmes deps config check check-quick lab-check bench install deb format clean fuzz fuzz-build FORCE
 .SECONDARY:
 
 # The main job against the built-in lab (see README).

@@ -55,8 +55,10 @@ int profile_parse(const char *text, const char *name, const char *origin, struct
 int profile_load(const char *path, struct profile *p, char *err, size_t errlen);
 /* NAME (searched in the profile path) or a path to a .profile file. */
 int profile_find(const char *name, struct profile *p, char *err, size_t errlen);
-/* Search path: ./profiles, $ETHTUNE_PROFILE_DIR, /usr/local/share/ethtune/profiles. Returns the
- * number of directories written to dirs (at most max). */
+/* Search path: ./profiles, $ETHTUNE_PROFILE_DIR, /usr/local/share/ethtune/profiles (make
+ * install), /usr/share/ethtune/profiles (the Debian package); the first hit per name wins.
+ * Returns the number of directories written to dirs (at most max). */
+#define PROFILE_DIRS_MAX 4
 unsigned int profile_dirs(const char **dirs, unsigned int max);
 
 const char *profile_get(const struct profile *p, int sect, const char *key);

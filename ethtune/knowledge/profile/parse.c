@@ -501,13 +501,15 @@ unsigned int profile_dirs(const char **dirs, unsigned int max)
 		dirs[n++] = env;
 	if (n < max)
 		dirs[n++] = "/usr/local/share/ethtune/profiles";
+	if (n < max)
+		dirs[n++] = "/usr/share/ethtune/profiles";
 	return n;
 }
 
 int profile_find(const char *name, struct profile *p, char *err, size_t errlen)
 {
-	const char *dirs[4];
-	unsigned int n = profile_dirs(dirs, 4), i;
+	const char *dirs[PROFILE_DIRS_MAX];
+	unsigned int n = profile_dirs(dirs, PROFILE_DIRS_MAX), i;
 	char path[600];
 
 	if (strchr(name, '/'))
@@ -523,7 +525,7 @@ int profile_find(const char *name, struct profile *p, char *err, size_t errlen)
 	}
 	snprintf(err, errlen,
 		 "no profile '%s' (searched ./profiles, $ETHTUNE_PROFILE_DIR, "
-		 "/usr/local/share/ethtune/profiles)",
+		 "/usr/local/share/ethtune/profiles, /usr/share/ethtune/profiles)",
 		 name);
 	return -ENOENT;
 }

@@ -18,8 +18,8 @@ static int cmp_str(const void *a, const void *b)
 
 int prof_each(prof_cb cb, void *ctx, bool warn)
 {
-	const char *dirs[4];
-	unsigned int nd = profile_dirs(dirs, 4), i;
+	const char *dirs[PROFILE_DIRS_MAX];
+	unsigned int nd = profile_dirs(dirs, PROFILE_DIRS_MAX), i;
 	char seen[256][64];
 	unsigned int nseen = 0;
 	struct profile *p = malloc(sizeof(*p));
@@ -134,7 +134,7 @@ int profile_print_list(void)
 	close_json_array(PRINT_JSON, NULL);
 	if (!n)
 		print_text("no profiles found (./profiles, $ETHTUNE_PROFILE_DIR, "
-			   "/usr/local/share/ethtune/profiles)\n");
+			   "/usr/local/share/ethtune/profiles, /usr/share/ethtune/profiles)\n");
 	delete_json_obj();
 	return 0;
 }
