@@ -1,7 +1,7 @@
 #!/bin/bash
 # Optional backends are optional: builds without rdma-core and without libbpf/clang/bpftool (KTAP).
 # san: no (a check of the sources or the build; the native run covers it)
-# timeout: 300
+# timeout: 600
 # (its builds run at nice 19: in a pool they wait for the other files, and it needs that long)
 # Each build goes to $O/no-rdma or $O/no-bpf with the backend's headers replaced by ones that
 # stop the compiler, so that no file still compiled can use them; then the tool runs and the
