@@ -128,10 +128,12 @@ for n in txsim0 txsim1; do
 	cat /sys/class/net/$n/address >"$T/mac.$n" 2>/dev/null
 	ip -o link show $n 2>/dev/null | grep -c '[<,]UP[,>]' >"$T/up.$n"
 done
-# what must be as found: the link (less its index and its carrier, which comes when it comes),
-# coalescing, NAPI and BQL
+# what must be as found: the link (less its index and its carrier, which comes when it comes, and
+# a down device's qdisc: the one it had when last up, noop once re-created, fq_codel where an
+# earlier file of the lab session had it up), coalescing, NAPI and BQL
 state() {
-	ip -o link show "$1" | sed 's/^[0-9]*: //; s/NO-CARRIER,//; s/,LOWER_UP//; s/ state [A-Z]* / /'
+	ip -o link show "$1" | sed 's/^[0-9]*: //; s/NO-CARRIER,//; s/,LOWER_UP//; s/ state [A-Z]* / /' |
+		sed '/[<,]UP[,>]/!s/ qdisc [^ ]* / /'
 	ethtool -c "$1" 2>/dev/null
 	cat /sys/class/net/$1/napi_defer_hard_irqs /sys/class/net/$1/gro_flush_timeout \
 		/sys/class/net/$1/queues/tx-*/byte_queue_limits/limit_min 2>/dev/null
